@@ -1,0 +1,14 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+export const KEY_PATTERN = /^gc_[0-9a-f]{32}$/;
+
+/** A new API key: `gc_` + 32 random hex characters. Only its hash is ever stored. */
+export function generateApiKey(): { key: string; hash: string; prefix: string; keyId: string } {
+  const key = `gc_${randomBytes(16).toString('hex')}`;
+  return { key, hash: hashApiKey(key), prefix: key.slice(0, 7), keyId: `key_${randomBytes(8).toString('hex')}` };
+}
+
+// Keys carry 128 random bits, so a fast unsalted digest is safe and allows lookup by hash.
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}

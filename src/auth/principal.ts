@@ -1,0 +1,13 @@
+import type { Plan } from './plans.js';
+
+/** Who is calling: resolved once per request by authenticate(). */
+export interface Principal {
+  userId: string;
+  plan: Plan;
+  isAdmin: boolean;
+  /** The API key used; null for identity-provider sessions. */
+  keyId: string | null;
+  environment: string | null;
+  projectId: string | null;
+  via: 'api_key' | 'jwt';
+}

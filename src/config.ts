@@ -1,0 +1,56 @@
+import { availableParallelism } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { packageRoot } from './lib/root.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  /** postgres:// URL; when absent the embedded PGlite database in dataDir is used. */
+  databaseUrl: string | null;
+  /** PGlite folder; 'memory://' keeps it in memory (tests). */
+  dataDir: string;
+  redisUrl: string | null;
+  maxBodyBytes: number;
+  poolThreads: number;
+  poolMaxQueue: number;
+  /** Upper bound on how long a cached authentication may outlive a revocation elsewhere. */
+  authCacheMs: number;
+  shutdownGraceMs: number;
+  bootstrapOwner: boolean;
+  logRequests: boolean;
+  version: string;
+}
+
+function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
+  return value;
+}
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const threads = int(env, 'POOL_THREADS', availableParallelism());
+  return {
+    host: env.HOST ?? '0.0.0.0',
+    port: int(env, 'PORT', 8080),
+    databaseUrl: env.DATABASE_URL || null,
+    dataDir: env.DATA_DIR || join(process.cwd(), 'data'),
+    redisUrl: env.REDIS_URL || null,
+    maxBodyBytes: int(env, 'MAX_BODY_BYTES', 8 * 1024 * 1024),
+    poolThreads: Math.max(1, threads),
+    poolMaxQueue: int(env, 'POOL_MAX_QUEUE', Math.max(1, threads) * 64),
+    authCacheMs: Math.min(int(env, 'AUTH_CACHE_MS', 5000), 5000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    bootstrapOwner: env.BOOTSTRAP_OWNER !== 'false',
+    logRequests: env.LOG_REQUESTS === 'true',
+    version: packageVersion(),
+    ...overrides,
+  };
+}

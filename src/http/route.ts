@@ -1,0 +1,47 @@
+import type { z } from 'zod';
+import type { Principal } from '../auth/principal.js';
+import type { Plan } from '../auth/plans.js';
+import type { Services } from '../services.js';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RequestContext<B = unknown, Q = unknown> {
+  method: Method;
+  path: string;
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  requestId: string;
+  /** Present on every route whose auth is not 'public'. */
+  principal: Principal;
+  /** Aborted when the client goes away, so queued pool work can be dropped. */
+  signal: AbortSignal;
+  services: Services;
+}
+
+export interface Reply {
+  status?: number;
+  body?: unknown;
+  /** Pre-serialised body (sent as is, e.g. a cached response or Prometheus text). */
+  raw?: string | Uint8Array;
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<B = unknown, Q = unknown> {
+  method: Method;
+  path: string;
+  auth: 'public' | 'key';
+  /** Lowest plan allowed; checked in one place (auth/plans.ts). */
+  plan?: Plan;
+  body?: z.ZodType<B, z.ZodTypeDef, unknown>;
+  query?: z.ZodType<Q, z.ZodTypeDef, unknown>;
+  handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;
+}
+
+/** Identity function that lets TypeScript infer B and Q from the schemas. */
+export function defineRoute<B = undefined, Q = Record<string, string>>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {
+  return spec;
+}

@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import uWS from 'uWebSockets.js';
+import type { Services } from '../services.js';
+import { authenticate } from '../auth/authenticate.js';
+import { requirePlan } from '../auth/plans.js';
+import { DatabaseUnavailableError } from '../store/db.js';
+import { PoolBusyError } from '../pool/pool.js';
+import { HttpError, STATUS_TEXT, unavailable } from './errors.js';
+import { Router } from './router.js';
+import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
+import { validate } from './validate.js';
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const REQUEST_ID = /^[\w.-]{1,128}$/;
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops accepting and resolves once in-flight requests have answered (or the grace time ends). */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Extra handler for paths the JSON router does not own (the MCP bridge). */
+export type RawHandler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
+
+interface Incoming {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  requestId: string;
+  started: number;
+}
+
+export function startHttpServer(
+  routes: RouteSpec<any, any>[],
+  services: Services,
+  options: { host: string; port: number; maxBodyBytes: number; raw?: Record<string, RawHandler> },
+): Promise<HttpServer> {
+  const router = new Router<RouteSpec<any, any>>();
+  for (const route of routes) router.add(route.method, route.path, route);
+  const app = uWS.App();
+  let inFlight = 0;
+  let draining = false;
+  const idle: (() => void)[] = [];
+  const settle = () => {
+    inFlight--;
+    if (inFlight === 0) idle.splice(0).forEach((fn) => fn());
+  };
+
+  for (const [pattern, handler] of Object.entries(options.raw ?? {})) app.any(pattern, handler);
+
+  app.any('/*', (res, req) => {
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const incoming: Incoming = {
+      method: req.getCaseSensitiveMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      requestId: REQUEST_ID.test(headers['x-request-id'] ?? '') ? headers['x-request-id']! : randomUUID(),
+      started: performance.now(),
+    };
+    const abort = new AbortController();
+    let done = false;
+    res.onAborted(() => {
+      done = true;
+      abort.abort();
+    });
+    inFlight++;
+    const finish = (status: number, reply: Reply, route: string, closeConnection = false) => {
+      if (!done) {
+        done = true;
+        writeReply(res, status, reply, incoming.requestId, closeConnection || draining);
+      }
+      services.metrics.observeRequest(incoming.method, route, status, (performance.now() - incoming.started) / 1000);
+      settle();
+    };
+    handle(incoming, res, abort.signal, () => done)
+      .then(({ status, reply, route, close }) => finish(status, reply, route, close))
+      .catch((err) => {
+        const { status, reply } = errorReply(err, incoming.requestId, services);
+        finish(status, reply, 'error');
+      });
+  });
+
+  async function handle(
+    incoming: Incoming,
+    res: uWS.HttpResponse,
+    signal: AbortSignal,
+    isDone: () => boolean,
+  ): Promise<{ status: number; reply: Reply; route: string; close?: boolean }> {
+    const found = router.find(incoming.method, incoming.path);
+    if (found.kind === 'not-found') {
+      return { status: 404, reply: { body: { detail: `No route for ${incoming.method} ${incoming.path}` } }, route: 'unmatched' };
+    }
+    if (found.kind === 'method-not-allowed') {
+      return {
+        status: 405,
+        reply: { body: { detail: `Method ${incoming.method} not allowed on ${incoming.path}` }, headers: { allow: found.allow.join(', ') } },
+        route: 'unmatched',
+      };
+    }
+    const { handler: route, params, pattern } = found.match;
+    const declared = Number(incoming.headers['content-length'] ?? '0');
+    if (declared > options.maxBodyBytes) {
+      return { status: 413, reply: { body: { detail: tooLarge(options.maxBodyBytes) } }, route: pattern, close: true };
+    }
+    const rawBody = BODY_METHODS.has(incoming.method) ? await readBody(res, options.maxBodyBytes) : null;
+    if (rawBody === 'too-large') {
+      return { status: 413, reply: { body: { detail: tooLarge(options.maxBodyBytes) } }, route: pattern, close: true };
+    }
+    if (isDone()) return { status: 499, reply: {}, route: pattern };
+
+    const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
+    if (principal && route.plan) requirePlan(principal.plan, route.plan);
+
+    const body = route.body ? validate(route.body, parseJson(rawBody), 'body') : undefined;
+    const query = route.query ? validate(route.query, parseQuery(incoming.query), 'query') : parseQuery(incoming.query);
+    const ctx: RequestContext = {
+      method: incoming.method as Method,
+      path: incoming.path,
+      params,
+      query,
+      body,
+      headers: incoming.headers,
+      requestId: incoming.requestId,
+      principal: principal!,
+      signal,
+      services,
+    };
+    const reply = await route.handler(ctx);
+    return { status: reply.status ?? 200, reply, route: pattern };
+  }
+
+  return new Promise((resolve, reject) => {
+    app.listen(options.host, options.port, (token) => {
+      if (!token) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
+      resolve({
+        port: uWS.us_socket_local_port(token),
+        close(graceMs) {
+          draining = true;
+          uWS.us_listen_socket_close(token);
+          const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r));
+          return Promise.race([drained, new Promise<void>((r) => setTimeout(r, graceMs).unref())]).then(() => undefined);
+        },
+      });
+    });
+  });
+}
+
+function tooLarge(limit: number): string {
+  return `Request body exceeds the limit of ${limit} bytes`;
+}
+
+/** Collects the body; stops collecting (and reports) past the limit. */
+function readBody(res: uWS.HttpResponse, limit: number): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    res.onData((chunk, isLast) => {
+      if (!over) {
+        size += chunk.byteLength;
+        if (size > limit) {
+          over = true;
+          chunks.length = 0;
+          resolve('too-large');
+          return;
+        }
+        // uWS reuses the chunk's memory after this callback returns: copy it.
+        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+      }
+      if (isLast && !over) resolve(Buffer.concat(chunks));
+    });
+  });
+}
+
+function parseJson(raw: Buffer | null): unknown {
+  if (!raw || raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString('utf8'));
+  } catch (err) {
+    throw new HttpError(422, [{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]);
+  }
+}
+
+function parseQuery(query: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(query)) out[k] = v;
+  return out;
+}
+
+function errorReply(err: unknown, requestId: string, services: Services): { status: number; reply: Reply } {
+  if (err instanceof HttpError) return { status: err.status, reply: { body: { detail: err.detail }, headers: err.headers } };
+  if (err instanceof PoolBusyError) {
+    const e = unavailable('Compute pool is saturated; retry shortly', 1);
+    return { status: 503, reply: { body: { detail: e.detail }, headers: e.headers } };
+  }
+  if (err instanceof DatabaseUnavailableError) {
+    const e = unavailable('Database unavailable', 2);
+    return { status: 503, reply: { body: { detail: e.detail }, headers: e.headers } };
+  }
+  services.log.error('unhandled error', { requestId, error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  return { status: 500, reply: { body: { detail: 'Internal server error', request_id: requestId } } };
+}
+
+/** Writes status, headers and body in one cork; large bodies respect back-pressure. */
+function writeReply(res: uWS.HttpResponse, status: number, reply: Reply, requestId: string, closeConnection: boolean): void {
+  const payload = reply.raw ?? (reply.body === undefined || status === 204 ? '' : JSON.stringify(reply.body));
+  const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  res.cork(() => {
+    res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trim());
+    res.writeHeader('x-request-id', requestId);
+    if (buffer.byteLength > 0 || status !== 204) {
+      res.writeHeader('content-type', reply.contentType ?? 'application/json');
+    }
+    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+    if (closeConnection) res.writeHeader('connection', 'close');
+    sendWithBackpressure(res, buffer, closeConnection);
+  });
+}
+
+function sendWithBackpressure(res: uWS.HttpResponse, body: Uint8Array, closeConnection: boolean): void {
+  if (closeConnection) {
+    res.end(body, true);
+    return;
+  }
+  const total = body.byteLength;
+  const base = res.getWriteOffset();
+  const [ok] = res.tryEnd(body, total);
+  if (ok) return;
+  // The socket is full: resume from what the kernel took whenever uWS says it is writable again.
+  res.onWritable((offset) => res.tryEnd(body.subarray(offset - base), total)[0]);
+}

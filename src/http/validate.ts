@@ -1,0 +1,28 @@
+import type { z } from 'zod';
+import { HttpError, unprocessable, type ValidationIssue } from './errors.js';
+
+/**
+ * Parses `value` with a route's schema. Issues flagged with params.status (e.g. invalid fidelity,
+ * which the spec makes a 400 with a message) win; everything else is the spec's 422 HTTPValidationError.
+ */
+export function validate<S extends z.ZodTypeAny>(schema: S, value: unknown, where: 'body' | 'query'): z.infer<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  for (const issue of result.error.issues) {
+    if (issue.code === 'custom' && typeof issue.params?.status === 'number') throw new HttpError(issue.params.status, issue.message);
+  }
+  const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
+    loc: [where, ...issue.path],
+    msg: issue.message,
+    type: issueType(issue),
+  }));
+  throw unprocessable(issues);
+}
+
+function issueType(issue: z.ZodIssue): string {
+  if (issue.code === 'invalid_type') return issue.received === 'undefined' ? 'missing' : `type_error.${issue.expected}`;
+  if (issue.code === 'too_small') return 'value_error.too_small';
+  if (issue.code === 'too_big') return 'value_error.too_big';
+  if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
+  return `value_error.${issue.code}`;
+}

@@ -1,0 +1,73 @@
+import { join } from 'node:path';
+import { Piscina } from 'piscina';
+import type { TaskOutcome, tasks } from '../../workers/index.js';
+import { packageRoot } from '../lib/root.js';
+
+type Tasks = typeof tasks;
+export type TaskName = keyof Tasks;
+export type TaskInput<K extends TaskName> = Parameters<Tasks[K]>[0];
+export type TaskOutput<K extends TaskName> = Awaited<ReturnType<Tasks[K]>>;
+
+/** The pool's queue is full: the HTTP layer answers 503 with Retry-After. */
+export class PoolBusyError extends Error {
+  override name = 'PoolBusyError';
+}
+
+/** A task failed inside its worker; `name` is the worker-side error class name. */
+export class TaskError extends Error {
+  constructor(
+    override readonly name: string,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface PoolOptions {
+  threads: number;
+  maxQueue: number;
+}
+
+/** Typed front of the Piscina pool; routes and domain code never touch Piscina directly. */
+export class ComputePool {
+  private readonly piscina: Piscina;
+
+  constructor(options: PoolOptions) {
+    this.piscina = new Piscina({
+      filename: join(packageRoot(), 'dist', 'workers', 'index.js'),
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      maxQueue: options.maxQueue,
+      idleTimeout: 60_000,
+    });
+  }
+
+  async run<K extends TaskName>(name: K, input: TaskInput<K>, signal?: AbortSignal): Promise<TaskOutput<K>> {
+    if (this.piscina.queueSize >= this.piscina.options.maxQueue) throw new PoolBusyError('compute queue is full');
+    let outcome: TaskOutcome;
+    try {
+      outcome = await this.piscina.run({ name, input }, { signal });
+    } catch (err) {
+      if (err instanceof Error && /queue is at limit/i.test(err.message)) throw new PoolBusyError('compute queue is full');
+      throw err;
+    }
+    if (!outcome.ok) throw new TaskError(outcome.error.name, outcome.error.message, outcome.error.code);
+    return outcome.value as TaskOutput<K>;
+  }
+
+  stats() {
+    return {
+      threads: this.piscina.threads.length,
+      queue_size: this.piscina.queueSize,
+      max_queue: this.piscina.options.maxQueue,
+      completed: this.piscina.completed,
+      utilization: Math.round(this.piscina.utilization * 1000) / 1000,
+    };
+  }
+
+  /** Waits for queued and running tasks, then stops the threads. */
+  close(): Promise<void> {
+    return this.piscina.close();
+  }
+}

@@ -1,0 +1,18 @@
+import { z } from 'zod';
+import { FIDELITIES, isFidelity, type Fidelity } from '../../workers/shared/fidelity.js';
+
+/**
+ * A string fidelity. A wrong type stays a 422; an unknown value is the spec's 400 naming the
+ * bad value and the valid ones (validate.ts honours params.status).
+ */
+export const fidelity = z.string().superRefine((value, ctx) => {
+  if (!isFidelity(value)) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `Invalid fidelity '${value}'. Valid values: ${FIDELITIES.join(', ')}`,
+      params: { status: 400 },
+    });
+  }
+}) as unknown as z.ZodType<Fidelity, z.ZodTypeDef, unknown>;
+
+export const modelName = z.string().min(1).max(100);

@@ -1,0 +1,21 @@
+import type { AuthCache } from './auth/cache.js';
+import type { Config } from './config.js';
+import type { Logger } from './lib/log.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { ComputePool } from './pool/pool.js';
+import type { Db } from './store/db.js';
+import type { BackgroundTasks } from './lib/background.js';
+import type { CircuitBreaker } from './lib/breaker.js';
+
+/** What a request handler may reach; built once in app.ts. */
+export interface Services {
+  config: Config;
+  db: Db;
+  pool: ComputePool;
+  metrics: Metrics;
+  authCache: AuthCache;
+  log: Logger;
+  background: BackgroundTasks;
+  breakers: CircuitBreaker[];
+  startedAt: number;
+}

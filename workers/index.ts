@@ -1,0 +1,36 @@
+import { threadId } from 'node:worker_threads';
+import { codeTasks } from './code/tasks.js';
+import { embedTasks } from './embed/tasks.js';
+import { textTasks } from './text/tasks.js';
+
+/** Every task the pool runs, by name. src/pool derives its typed API from this object's type. */
+export const tasks = {
+  ...textTasks,
+  ...codeTasks,
+  ...embedTasks,
+  ping: () => ({ thread: threadId, pid: process.pid }),
+};
+
+export type TaskName = keyof typeof tasks;
+
+export interface TaskEnvelope {
+  name: string;
+  input: unknown;
+}
+
+export type TaskOutcome = { ok: true; value: unknown } | { ok: false; error: { name: string; message: string; code?: string } };
+
+/**
+ * Piscina entry. Errors travel as data: structured cloning keeps only standard error names,
+ * and routes map by name (CodeInputError -> 422, BlastRadiusInputError -> tool error).
+ */
+export default async function run({ name, input }: TaskEnvelope): Promise<TaskOutcome> {
+  const task = (tasks as Record<string, (input: never) => unknown>)[name];
+  if (!task) return { ok: false, error: { name: 'UnknownTask', message: `unknown task '${name}'` } };
+  try {
+    return { ok: true, value: await task(input as never) };
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    return { ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code } };
+  }
+}
