@@ -1,4 +1,5 @@
 import { AuthCache } from './auth/cache.js';
+import { startRevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
@@ -31,12 +32,14 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
     const mem = process.memoryUsage();
     return { gc_pool_threads: s.threads, gc_pool_queue_size: s.queue_size, gc_process_resident_memory_bytes: mem.rss };
   });
+  const authCache = new AuthCache(config.authCacheMs);
   const services: Services = {
     config,
     db,
     pool,
     metrics,
-    authCache: new AuthCache(config.authCacheMs),
+    authCache,
+    revocations: await startRevocationBus(config.redisUrl, authCache, log),
     log,
     background: new BackgroundTasks(log),
     breakers: [dbBreaker],
@@ -63,6 +66,7 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
         await http.close(config.shutdownGraceMs);
         await pool.close();
         await services.background.drain();
+        await services.revocations.close();
         await db.close();
       })();
       return closing;

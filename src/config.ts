@@ -19,6 +19,13 @@ export interface Config {
   shutdownGraceMs: number;
   bootstrapOwner: boolean;
   logRequests: boolean;
+  /** Identity-provider JWTs: JWKS by URL or file, with issuer and audience checks. Unset disables JWT auth. */
+  jwksUrl: string | null;
+  jwksFile: string | null;
+  jwtIssuer: string | null;
+  jwtAudience: string | null;
+  /** Public base URL used in discovery documents (agent card, OAuth metadata). */
+  publicUrl: string | null;
   version: string;
 }
 
@@ -50,6 +57,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
     bootstrapOwner: env.BOOTSTRAP_OWNER !== 'false',
     logRequests: env.LOG_REQUESTS === 'true',
+    jwksUrl: env.JWKS_URL || null,
+    jwksFile: env.JWKS_FILE || null,
+    jwtIssuer: env.JWT_ISSUER || null,
+    jwtAudience: env.JWT_AUDIENCE || null,
+    publicUrl: env.PUBLIC_URL || null,
     version: packageVersion(),
     ...overrides,
   };

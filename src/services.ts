@@ -1,4 +1,5 @@
 import type { AuthCache } from './auth/cache.js';
+import type { RevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import type { Logger } from './lib/log.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -14,6 +15,7 @@ export interface Services {
   pool: ComputePool;
   metrics: Metrics;
   authCache: AuthCache;
+  revocations: RevocationBus;
   log: Logger;
   background: BackgroundTasks;
   breakers: CircuitBreaker[];

@@ -78,7 +78,7 @@ export const keyRoutes = [
       const outcome = await revokeApiKey(services.db, principal.userId, params.key_id!);
       if (outcome.kind === 'not-found') throw notFound(`API key '${params.key_id}' not found`);
       if (outcome.kind === 'already-revoked') throw badRequest(`API key '${params.key_id}' is already revoked`);
-      services.authCache.dropKey(outcome.row.key_id);
+      await services.revocations.publish(outcome.row.key_id);
       return { body: { key_id: outcome.row.key_id, status: outcome.row.status, revoked_at: outcome.row.revoked_at } };
     },
   }),
