@@ -3,6 +3,8 @@ import { startRevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
 import { startHttpServer, type HttpServer } from './http/server.js';
+import { createMcpHandler } from './mcp/bridge.js';
+import { SessionStore } from './mcp/sessions.js';
 import { BackgroundTasks } from './lib/background.js';
 import { CircuitBreaker } from './lib/breaker.js';
 import { createLogger, type Logger } from './lib/log.js';
@@ -45,11 +47,17 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
     breakers: [dbBreaker],
     startedAt: Date.now(),
   };
+  const mcpSessions = new SessionStore(services);
   const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
 
   let http: HttpServer;
   try {
-    http = await startHttpServer(allRoutes, services, { host: config.host, port: config.port, maxBodyBytes: config.maxBodyBytes });
+    http = await startHttpServer(allRoutes, services, {
+      host: config.host,
+      port: config.port,
+      maxBodyBytes: config.maxBodyBytes,
+      raw: { '/mcp': createMcpHandler(services, mcpSessions) },
+    });
   } catch (err) {
     await pool.close();
     await db.close();
@@ -64,6 +72,7 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
     close() {
       closing ??= (async () => {
         await http.close(config.shutdownGraceMs);
+        await mcpSessions.closeAll();
         await pool.close();
         await services.background.drain();
         await services.revocations.close();

@@ -2,6 +2,7 @@ import { threadId } from 'node:worker_threads';
 import { codeTasks } from './code/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { textTasks } from './text/tasks.js';
+import { countTokens, tokenizerFor } from './shared/tokens.js';
 
 /** Every task the pool runs, by name. src/pool derives its typed API from this object's type. */
 export const tasks = {
@@ -9,6 +10,10 @@ export const tasks = {
   ...codeTasks,
   ...embedTasks,
   ping: () => ({ thread: threadId, pid: process.pid }),
+  countTokens: ({ text, model }: { text: string; model?: string | null }) => {
+    const tokenizer = tokenizerFor(model);
+    return { tokens: countTokens(text, tokenizer), tokenizer };
+  },
 };
 
 export type TaskName = keyof typeof tasks;

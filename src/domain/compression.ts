@@ -1,7 +1,6 @@
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
-import { recordUsageEvent, type UsageMethod } from './usage.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
 
 export interface CompressRequest {
@@ -26,41 +25,27 @@ export interface CompressResponse {
   original_id: string | null;
 }
 
-/** Runs one compression in the pool, keeps the original when required, and records the usage event. */
+/**
+ * Runs one compression in the pool and keeps the original when more than 80% was removed.
+ * Recording the usage event is the transport's job (REST, MCP and batch label it differently).
+ */
 export async function compressForCaller(
   services: Services,
   principal: Principal,
   request: CompressRequest,
-  meta: { method: UsageMethod; toolName?: string | null; client?: string | null; signal?: AbortSignal },
+  signal?: AbortSignal,
 ): Promise<CompressResponse> {
   const started = performance.now();
   const result = await services.pool.run(
     'compress',
     { text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null },
-    meta.signal,
+    signal,
   );
   const originalId =
     result.savings_percent > PRESERVE_ABOVE_SAVINGS
       ? await preserveOriginal(services.db, principal.userId, request.text, result.original_tokens)
       : null;
-  const seconds = (performance.now() - started) / 1000;
-  services.metrics.observeCompress('compress', seconds);
-  services.background.add(
-    'usage event',
-    recordUsageEvent(services.db, {
-      principal,
-      method: meta.method,
-      toolName: meta.toolName,
-      client: meta.client,
-      fidelity: request.fidelity,
-      model: request.model,
-      status: 'success',
-      inputTokens: result.original_tokens,
-      outputTokens: result.compressed_tokens,
-      latencyMs: seconds * 1000,
-      inputText: request.text,
-    }),
-  );
+  services.metrics.observeCompress('compress', (performance.now() - started) / 1000);
   return {
     compressed_text: result.compressed_text,
     original_tokens: result.original_tokens,

@@ -29,6 +29,11 @@ export function savingsPercent(input: number, output: number): number {
   return input > 0 ? Math.round(((input - output) / input) * 1000) / 10 : 0;
 }
 
+/** Records in the background (shutdown waits for it) so the caller's answer is not delayed by the insert. */
+export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, e: UsageEventInput): void {
+  services.background.add('usage event', recordUsageEvent(services.db, e));
+}
+
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
   const [row] = await db.query<{ id: string }>(
     `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,

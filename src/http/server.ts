@@ -5,7 +5,8 @@ import { authenticate } from '../auth/authenticate.js';
 import { requirePlan } from '../auth/plans.js';
 import { DatabaseUnavailableError } from '../store/db.js';
 import { PoolBusyError } from '../pool/pool.js';
-import { HttpError, STATUS_TEXT, unavailable } from './errors.js';
+import { HttpError, unavailable } from './errors.js';
+import { readBody, writeReply } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
@@ -154,29 +155,6 @@ function tooLarge(limit: number): string {
   return `Request body exceeds the limit of ${limit} bytes`;
 }
 
-/** Collects the body; stops collecting (and reports) past the limit. */
-function readBody(res: uWS.HttpResponse, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    res.onData((chunk, isLast) => {
-      if (!over) {
-        size += chunk.byteLength;
-        if (size > limit) {
-          over = true;
-          chunks.length = 0;
-          resolve('too-large');
-          return;
-        }
-        // uWS reuses the chunk's memory after this callback returns: copy it.
-        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
-      }
-      if (isLast && !over) resolve(Buffer.concat(chunks));
-    });
-  });
-}
-
 function parseJson(raw: Buffer | null): unknown {
   if (!raw || raw.length === 0) return undefined;
   try {
@@ -206,31 +184,3 @@ function errorReply(err: unknown, requestId: string, services: Services): { stat
   return { status: 500, reply: { body: { detail: 'Internal server error', request_id: requestId } } };
 }
 
-/** Writes status, headers and body in one cork; large bodies respect back-pressure. */
-function writeReply(res: uWS.HttpResponse, status: number, reply: Reply, requestId: string, closeConnection: boolean): void {
-  const payload = reply.raw ?? (reply.body === undefined || status === 204 ? '' : JSON.stringify(reply.body));
-  const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
-  res.cork(() => {
-    res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trim());
-    res.writeHeader('x-request-id', requestId);
-    if (buffer.byteLength > 0 || status !== 204) {
-      res.writeHeader('content-type', reply.contentType ?? 'application/json');
-    }
-    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    if (closeConnection) res.writeHeader('connection', 'close');
-    sendWithBackpressure(res, buffer, closeConnection);
-  });
-}
-
-function sendWithBackpressure(res: uWS.HttpResponse, body: Uint8Array, closeConnection: boolean): void {
-  if (closeConnection) {
-    res.end(body, true);
-    return;
-  }
-  const total = body.byteLength;
-  const base = res.getWriteOffset();
-  const [ok] = res.tryEnd(body, total);
-  if (ok) return;
-  // The socket is full: resume from what the kernel took whenever uWS says it is writable again.
-  res.onWritable((offset) => res.tryEnd(body.subarray(offset - base), total)[0]);
-}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compressForCaller } from '../domain/compression.js';
+import { recordUsageInBackground } from '../domain/usage.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity, modelName } from './schemas.js';
 
@@ -17,7 +18,19 @@ export const compressRoutes = [
     auth: 'key',
     body: CompressBody,
     async handler({ body, principal, services, signal }) {
-      const response = await compressForCaller(services, principal, body, { method: 'REST', signal });
+      const started = performance.now();
+      const response = await compressForCaller(services, principal, body, signal);
+      recordUsageInBackground(services, {
+        principal,
+        method: 'REST',
+        fidelity: body.fidelity,
+        model: body.model,
+        status: 'success',
+        inputTokens: response.original_tokens,
+        outputTokens: response.compressed_tokens,
+        latencyMs: performance.now() - started,
+        inputText: body.text,
+      });
       return { body: response };
     },
   }),

@@ -1,0 +1,142 @@
+import { randomUUID } from 'node:crypto';
+import type uWS from 'uWebSockets.js';
+import { authenticate } from '../auth/authenticate.js';
+import type { Principal } from '../auth/principal.js';
+import { HttpError } from '../http/errors.js';
+import { readBody, writeReply } from '../http/io.js';
+import type { RawHandler } from '../http/server.js';
+import { baseUrl, MCP_SCOPES } from '../routes/discovery.js';
+import type { Services } from '../services.js';
+import type { McpEntry, SessionStore } from './sessions.js';
+
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((m) => (m as { method?: string } | null)?.method === 'initialize');
+}
+
+/**
+ * /mcp on uWebSockets.js: authenticate, pick the session (or a one-shot server), hand the SDK's
+ * web-standard transport a Request, and stream its Response back with back-pressure.
+ */
+export function createMcpHandler(services: Services, sessions: SessionStore): RawHandler {
+  return (res, req) => {
+    const method = req.getCaseSensitiveMethod().toUpperCase();
+    const query = req.getQuery();
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const requestId = randomUUID();
+    const abort = new AbortController();
+    let aborted = false;
+    res.onAborted(() => {
+      aborted = true;
+      abort.abort();
+    });
+    const started = performance.now();
+    handle()
+      .catch((err) => {
+        const status = err instanceof HttpError ? err.status : 500;
+        if (status === 500) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
+        if (!aborted) {
+          const detail = err instanceof HttpError ? err.detail : 'Internal server error';
+          writeReply(res, status, { body: { detail }, headers: err instanceof HttpError ? err.headers : {} }, requestId, false);
+        }
+      })
+      .finally(() => services.metrics.observeRequest(method, '/mcp', 0, (performance.now() - started) / 1000));
+
+    async function handle(): Promise<void> {
+      const raw = method === 'POST' ? await readBody(res, services.config.maxBodyBytes) : null;
+      if (raw === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
+      if (aborted) return;
+      let principal: Principal;
+      try {
+        principal = await authenticate(services, headers.authorization);
+      } catch (err) {
+        if (err instanceof HttpError && err.status === 401) {
+          const metadata = `${baseUrl(services, headers)}/.well-known/oauth-protected-resource`;
+          throw new HttpError(401, err.detail, { 'www-authenticate': `Bearer resource_metadata="${metadata}", scope="${MCP_SCOPES.join(' ')}"` });
+        }
+        throw err;
+      }
+      let parsed: unknown;
+      try {
+        parsed = raw && raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
+      } catch {
+        parsed = undefined; // the transport answers with a JSON-RPC parse error
+      }
+      const sessionId = headers['mcp-session-id'];
+      let entry: McpEntry | null;
+      if (sessionId) {
+        entry = sessions.get(sessionId, principal.userId);
+        if (!entry) {
+          writeReply(res, 404, { body: { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null } }, requestId, false);
+          return;
+        }
+      } else if (method === 'POST' && isInitialize(parsed)) {
+        entry = await sessions.open(principal);
+      } else {
+        entry = await sessions.oneShot(principal);
+      }
+      try {
+        const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {
+          method,
+          headers,
+          body: raw && raw.length ? new Uint8Array(raw) : undefined,
+          signal: abort.signal,
+        });
+        const response = await entry.transport.handleRequest(request, {
+          parsedBody: parsed,
+          authInfo: { token: 'api-key', clientId: principal.keyId ?? principal.userId, scopes: MCP_SCOPES },
+        });
+        await pipeResponse(res, response, requestId, () => aborted);
+      } finally {
+        if (entry.ephemeral) await entry.server.close();
+      }
+    }
+  };
+}
+
+/** JSON answers go out in one write; SSE streams chunk by chunk, waiting whenever the socket is full. */
+async function pipeResponse(res: uWS.HttpResponse, response: Response, requestId: string, isAborted: () => boolean): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => {
+    if (k !== 'content-length' && k !== 'transfer-encoding') headers[k] = v;
+  });
+  const streaming = (headers['content-type'] ?? '').startsWith('text/event-stream');
+  if (!streaming || !response.body) {
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (!isAborted()) writeReply(res, response.status, { raw: body, contentType: headers['content-type'] ?? 'application/json', headers }, requestId, false);
+    return;
+  }
+  res.cork(() => {
+    res.writeStatus(String(response.status));
+    res.writeHeader('x-request-id', requestId);
+    for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
+  });
+  const reader = response.body.getReader();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (isAborted()) return;
+      if (done) {
+        res.cork(() => res.end());
+        return;
+      }
+      let ok = true;
+      res.cork(() => {
+        ok = res.write(value);
+      });
+      if (!ok) {
+        await new Promise<void>((resolve) =>
+          res.onWritable(() => {
+            resolve();
+            return true;
+          }),
+        );
+      }
+    }
+  } finally {
+    if (isAborted()) await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,63 @@
+import type { z } from 'zod';
+import type { Plan } from '../auth/plans.js';
+import type { Principal } from '../auth/principal.js';
+import type { Services } from '../services.js';
+import type { SessionState } from './session.js';
+
+/** Categories of the spec's tool catalogue. */
+export type ToolCategory =
+  | 'advisory' | 'analytics' | 'general' | 'ingestion' | 'platform' | 'search' | 'compression'
+  | 'ace' | 'adaptive-memory' | 'knowledge-base' | 'memory';
+
+export interface ToolContext {
+  services: Services;
+  principal: Principal;
+  session: SessionState;
+  /** The MCP client's name from initialize's clientInfo, when known. */
+  client: string | null;
+  signal?: AbortSignal;
+}
+
+/** What a compressing tool reports so its usage event carries real token counts. */
+export interface ToolUsage {
+  inputTokens: number;
+  outputTokens: number;
+  fidelity?: string | null;
+  model?: string | null;
+  inputText?: string | null;
+}
+
+export interface ToolOutcome {
+  result: Record<string, unknown>;
+  usage?: ToolUsage;
+}
+
+export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
+  name: string;
+  category: ToolCategory;
+  /** Lowest plan that may call it (spec tags plan:free / plan:pro; some say Team). */
+  plan: Plan;
+  description: string;
+  input: S;
+  /** Non-compressing helper calls are recorded with method mcp_advisory. */
+  advisory?: boolean;
+  /** Knowledge, plan, task and workflow tools need a project-bound key. */
+  needsProject?: boolean;
+  handler(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;
+}
+
+/** A tool-level failure: returned as a result with `error`, never as a transport error. */
+export class ToolError extends Error {
+  constructor(
+    readonly code: string,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(detail);
+    this.name = 'ToolError';
+  }
+}
+
+export function defineTool<S extends z.ZodTypeAny>(definition: ToolDefinition<S>): ToolDefinition<S> {
+  return definition;
+}

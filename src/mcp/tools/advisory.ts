@@ -1,0 +1,175 @@
+import { statfs } from 'node:fs/promises';
+import { freemem, totalmem } from 'node:os';
+import { z } from 'zod';
+import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { defineTool, ToolError } from '../tool.js';
+import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
+import { tokensOf } from './tokens.js';
+
+function windowOf(args: { context_window?: number; model?: string }): number {
+  const window = args.context_window ?? contextWindowFor(args.model);
+  if (!window) throw new ToolError('validation_error', 'Give context_window, or a model whose window is known');
+  return window;
+}
+
+const PERIOD_START_SQL = {
+  daily: "date_trunc('day', now())",
+  monthly: "date_trunc('month', now())",
+} as const;
+
+export const advisoryTools = [
+  defineTool({
+    name: 'check_context_budget',
+    category: 'advisory',
+    plan: 'free',
+    advisory: true,
+    description: 'Context usage percentage and what to do at the 40%, 60% and 75% thresholds.',
+    input: z
+      .object({ used_tokens: z.number().int().min(0), context_window: z.number().int().positive().optional(), model: z.string().max(100).optional() })
+      .strict(),
+    handler(args) {
+      const window = windowOf(args);
+      const ratio = args.used_tokens / window;
+      const { level, advice } = contextLevel(ratio);
+      return {
+        result: {
+          used_tokens: args.used_tokens,
+          context_window: window,
+          usage_percent: Math.round(ratio * 1000) / 10,
+          remaining_tokens: Math.max(0, window - args.used_tokens),
+          level,
+          thresholds_percent: [40, 60, 75],
+          recommendations: advice,
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'gc_pre_flight',
+    category: 'platform',
+    plan: 'free',
+    advisory: true,
+    description: 'Call first: verdict send_as_is, send_compressed, warn_context_limit or clear_first, plus a working mode.',
+    input: z
+      .object({
+        text: z.string().optional(),
+        tokens: z.number().int().min(0).optional(),
+        used_tokens: z.number().int().min(0).default(0),
+        context_window: z.number().int().positive().optional(),
+        model: z.string().max(100).optional(),
+        intent: z.enum(['scout', 'read', 'write', 'idle']).optional(),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      const window = args.context_window ?? contextWindowFor(args.model) ?? 128_000;
+      const incoming = args.text === undefined && args.tokens === undefined ? 0 : await tokensOf(ctx, args);
+      const usedShare = args.used_tokens / window;
+      const afterShare = (args.used_tokens + incoming) / window;
+      const rule = recommendForTokens(incoming, window - args.used_tokens);
+      let verdict: 'send_as_is' | 'send_compressed' | 'warn_context_limit' | 'clear_first';
+      if (usedShare >= 0.75) verdict = 'clear_first';
+      else if (afterShare > 0.9 && rule.estimated + args.used_tokens > window * 0.9) verdict = 'warn_context_limit';
+      else if (incoming >= 300 || afterShare > 0.4) verdict = 'send_compressed';
+      else verdict = 'send_as_is';
+      const mode = args.intent ?? (incoming === 0 ? 'idle' : verdict === 'send_compressed' ? 'compress' : verdict === 'send_as_is' ? 'read' : 'scout');
+      return {
+        result: {
+          verdict,
+          mode,
+          incoming_tokens: incoming,
+          used_tokens: args.used_tokens,
+          context_window: window,
+          usage_percent_after: Math.round(afterShare * 1000) / 10,
+          recommended_fidelity: verdict === 'send_as_is' ? 'raw' : rule.fidelity,
+          reason: rule.reason,
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'check_budget',
+    category: 'advisory',
+    plan: 'free',
+    advisory: true,
+    description: 'Token budget status for the session, today or this month: used, alert level and projected usage.',
+    // strict(): unknown fields such as the legacy `period` are validation errors.
+    input: z
+      .object({ scope: z.enum(['session', 'daily', 'monthly']).default('monthly'), budget_tokens: z.number().int().positive().optional() })
+      .strict(),
+    async handler(args, { services, principal, session }) {
+      const monthly = MONTHLY_TOKEN_BUDGET[principal.plan];
+      const budget = args.budget_tokens ?? (monthly === null ? null : args.scope === 'monthly' ? monthly : args.scope === 'daily' ? Math.round(monthly / 30) : Math.round(monthly / 100));
+      let used: number;
+      let elapsedShare: number;
+      if (args.scope === 'session') {
+        const [row] = await services.db.query<{ used: number }>(
+          `select coalesce(sum(input_tokens), 0)::int as used from usage_events where user_id = $1 and created_at >= $2`,
+          [principal.userId, new Date(session.createdAt)],
+        );
+        used = row!.used;
+        elapsedShare = 1;
+      } else {
+        const [row] = await services.db.query<{ used: number; elapsed: number }>(
+          `select coalesce(sum(input_tokens), 0)::int as used,
+                  extract(epoch from now() - ${PERIOD_START_SQL[args.scope]})
+                    / extract(epoch from (${PERIOD_START_SQL[args.scope]} + interval '1 ${args.scope === 'daily' ? 'day' : 'month'}') - ${PERIOD_START_SQL[args.scope]}) as elapsed
+             from usage_events where user_id = $1 and created_at >= ${PERIOD_START_SQL[args.scope]}`,
+          [principal.userId],
+        );
+        used = row!.used;
+        elapsedShare = Math.max(Number(row!.elapsed), 1 / 1440);
+      }
+      const projected = args.scope === 'session' ? used : Math.round(used / elapsedShare);
+      const ratio = budget ? used / budget : 0;
+      const alert = budget === null ? 'none' : ratio >= 1 ? 'exceeded' : ratio >= 0.9 ? 'critical' : ratio >= 0.75 ? 'warning' : 'ok';
+      return {
+        result: {
+          scope: args.scope,
+          budget_tokens: budget,
+          used_tokens: used,
+          remaining_tokens: budget === null ? null : Math.max(0, budget - used),
+          usage_percent: budget ? Math.round(ratio * 1000) / 10 : null,
+          alert_level: alert,
+          projected_tokens: projected,
+          projected_over_budget: budget !== null && projected > budget,
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'check_environment',
+    category: 'advisory',
+    plan: 'free',
+    advisory: true,
+    description: 'Models loaded, memory, cache hit ratio, stale documents, disk space, and recommendations.',
+    input: z.object({}).strict(),
+    async handler(_args, { services, principal }) {
+      const disk = await statfs(services.config.databaseUrl ? process.cwd() : services.config.dataDir === 'memory://' ? process.cwd() : services.config.dataDir).catch(() => null);
+      const mem = process.memoryUsage();
+      const hitRate = services.metrics.cacheHitRate();
+      const stale = await services.db
+        .query<{ n: number }>(`select count(*)::int as n from documents where user_id = $1 and updated_at < now() - interval '7 days'`, [principal.userId])
+        .then((r) => r[0]!.n)
+        .catch(() => 0);
+      const freeDisk = disk ? disk.bavail * disk.bsize : null;
+      const recommendations: string[] = [];
+      if (freeDisk !== null && freeDisk < 1024 ** 3) recommendations.push('Less than 1 GiB of disk left for the data folder.');
+      if (freemem() / totalmem() < 0.1) recommendations.push('System memory is nearly exhausted; lower POOL_THREADS.');
+      if (stale > 0) recommendations.push(`${stale} ingested documents are older than 7 days; refresh or delete them.`);
+      if (hitRate !== null && hitRate < 0.1) recommendations.push('Cache hit ratio is low; reuse identical requests or a stable fidelity.');
+      const pool = services.pool.stats();
+      if (pool.queue_size > pool.threads * 8) recommendations.push('The compute queue is long; add instances or threads.');
+      return {
+        result: {
+          models_loaded: { tokenizers: ['o200k_base', 'cl100k_base'], parsers: 'tree-sitter', pool_threads: pool.threads },
+          memory: { rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed, system_free_bytes: freemem(), system_total_bytes: totalmem() },
+          cache_hit_ratio: hitRate,
+          stale_documents: stale,
+          disk: disk ? { free_bytes: freeDisk, total_bytes: disk.blocks * disk.bsize } : null,
+          database: services.db.kind,
+          recommendations: recommendations.length ? recommendations : ['Environment healthy.'],
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { defineTool } from '../tool.js';
+import { countInPool } from './tokens.js';
+
+export const analyticsTools = [
+  defineTool({
+    name: 'estimate_tokens',
+    category: 'analytics',
+    plan: 'free',
+    advisory: true,
+    description: 'Accurate BPE token count, fast estimate (bytes/4), JSON estimate (bytes/2) and raw byte count.',
+    input: z.object({ text: z.string(), model: z.string().max(100).optional() }).strict(),
+    async handler({ text, model }, ctx) {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      const accurate = await countInPool(ctx, text, model);
+      return {
+        result: {
+          accurate_tokens: accurate.tokens,
+          tokenizer: accurate.tokenizer,
+          fast_estimate: Math.ceil(bytes / 4),
+          json_estimate: Math.ceil(bytes / 2),
+          bytes,
+        },
+      };
+    },
+  }),
+];

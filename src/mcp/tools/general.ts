@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { FIDELITIES } from '../../../workers/shared/fidelity.js';
+import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { defineTool } from '../tool.js';
+import { COMPRESSION_PRESETS, COMPRESSION_PROFILES, FIDELITY_LABEL } from './profiles.js';
+import { tokensOf } from './tokens.js';
+
+const sizeInput = {
+  text: z.string().optional().describe('The document; or give tokens instead'),
+  tokens: z.number().int().min(0).optional().describe('Token count when the text is not sent'),
+  model: z.string().max(100).optional(),
+  context_window: z.number().int().positive().optional(),
+};
+
+export const generalTools = [
+  defineTool({
+    name: 'get_compression_presets',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description: 'Named presets (code-review, chat, research, aggressive, balanced) with the fidelity and options each uses.',
+    input: z.object({}).strict(),
+    handler: () => ({ result: { presets: COMPRESSION_PRESETS, default: 'balanced' } }),
+  }),
+  defineTool({
+    name: 'get_compression_profile',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description: 'The active session profile with skeleton_ratio, fidelity and chunk_size, after explicit overrides.',
+    input: z.object({}).strict(),
+    handler: (_args, { session }) => ({
+      result: { profile: session.profile, ...COMPRESSION_PROFILES[session.profile], ...session.overrides, session_id: session.id },
+    }),
+  }),
+  defineTool({
+    name: 'set_compression_profile',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description: 'Sets the session profile (minimal, summary, balanced (default), detailed, full); explicit parameters override it.',
+    input: z
+      .object({
+        profile: z.enum(['minimal', 'summary', 'balanced', 'detailed', 'full']).default('balanced'),
+        fidelity: z.enum(FIDELITIES).optional(),
+        skeleton_ratio: z.number().gt(0).max(1).optional(),
+        chunk_size: z.number().int().min(64).max(8192).optional(),
+      })
+      .strict(),
+    handler: ({ profile, ...overrides }, { session }) => {
+      session.profile = profile;
+      session.overrides = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+      return { result: { profile, ...COMPRESSION_PROFILES[profile], ...session.overrides, session_id: session.id } };
+    },
+  }),
+  defineTool({
+    name: 'recommend_fidelity',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description: 'Suggests ABSTRACT, OUTLINE, STRUCTURE, DETAILED or RAW from the document size and the context window.',
+    input: z.object(sizeInput).strict(),
+    async handler(args, ctx) {
+      const tokens = await tokensOf(ctx, args);
+      const window = args.context_window ?? contextWindowFor(args.model) ?? null;
+      const rule = recommendForTokens(tokens, window);
+      return {
+        result: {
+          recommended_fidelity: FIDELITY_LABEL[rule.fidelity],
+          fidelity: rule.fidelity,
+          original_tokens: tokens,
+          estimated_compressed_tokens: rule.estimated,
+          context_window: window,
+          reason: rule.reason,
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'should_compress',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description: 'Whether compressing this input pays off, and at which fidelity.',
+    input: z.object({ ...sizeInput, used_tokens: z.number().int().min(0).optional() }).strict(),
+    async handler(args, ctx) {
+      const tokens = await tokensOf(ctx, args);
+      const window = args.context_window ?? contextWindowFor(args.model) ?? null;
+      const rule = recommendForTokens(tokens, window);
+      const share = window ? (tokens + (args.used_tokens ?? 0)) / window : null;
+      // Below ~300 tokens the elision markers eat most of the gain; large shares of the window always pay.
+      const yes = tokens >= 300 || (share !== null && share > 0.4);
+      return {
+        result: {
+          should_compress: yes,
+          reason: yes
+            ? `${tokens} tokens${share !== null ? ` (${Math.round(share * 100)}% of the context window with what is used)` : ''}: compress at ${rule.fidelity}`
+            : `${tokens} tokens: small enough to send as is`,
+          recommended_fidelity: yes ? rule.fidelity : 'raw',
+          original_tokens: tokens,
+          estimated_tokens_after: yes ? rule.estimated : tokens,
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,149 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/lib/log.js';
+import { packageRoot } from '../../src/lib/root.js';
+import { spawnUntil, stop } from '../../bench/lib/spawn.js';
+import { DB_KIND, freshDatabase, sampleDocument, startTestServer } from '../helpers/server.js';
+
+const root = packageRoot();
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+/** One store for several starts: a temp PGlite folder, or a fresh PostgreSQL database. */
+async function sharedStore(): Promise<{ databaseUrl: string | null; dataDir: string; env: Record<string, string> }> {
+  const db = await freshDatabase();
+  const dataDir = mkdtempSync(join(tmpdir(), 'gc-test-'));
+  cleanup.push(async () => {
+    await db.drop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { databaseUrl: db.databaseUrl, dataDir, env: { DATABASE_URL: db.databaseUrl ?? '', DATA_DIR: dataDir } };
+}
+
+describe(`lifecycle (${DB_KIND})`, () => {
+  it('creates the owner once: a restart on the same store keeps the first key and prints none', async () => {
+    const store = await sharedStore();
+    const config = loadConfig({}, { host: '127.0.0.1', port: 0, poolThreads: 1, ...store });
+    const first = await startApp(config, createLogger(false));
+    expect(first.ownerKey).toMatch(/^gc_[0-9a-f]{32}$/);
+    await first.close();
+    const second = await startApp(config, createLogger(false));
+    try {
+      expect(second.ownerKey).toBeNull();
+      const res = await fetch(`http://127.0.0.1:${second.port}/v1/keys`, { headers: { authorization: `Bearer ${first.ownerKey}` } });
+      expect(res.status).toBe(200);
+      expect((await res.json()).keys[0].plan).toBe('enterprise');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('creates users and keys from the CLI', async () => {
+    const store = await sharedStore();
+    const run = promisify(execFile);
+    const { stdout } = await run(process.execPath, [join(root, 'dist/src/cli/keys.js'), 'create', '--plan', 'pro', '--name', 'ci'], {
+      env: { ...process.env, ...store.env },
+    });
+    const created = JSON.parse(stdout);
+    expect(created.key).toMatch(/^gc_[0-9a-f]{32}$/);
+    const app = await startApp(loadConfig({}, { host: '127.0.0.1', port: 0, poolThreads: 1, bootstrapOwner: false, ...store }), createLogger(false));
+    try {
+      const res = await fetch(`http://127.0.0.1:${app.port}/v1/keys`, { headers: { authorization: `Bearer ${created.key}` } });
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.keys).toHaveLength(1);
+      expect(body.keys[0]).toMatchObject({ key_id: created.key_id, plan: 'pro', name: 'ci' });
+      expect(JSON.stringify(body)).not.toContain(created.key);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('drains an in-flight request on SIGTERM, then exits 0 and stops accepting', async () => {
+    const store = await sharedStore();
+    const proc = await spawnUntil(join(root, 'dist/src/main.js'), { ...store.env, PORT: '0', HOST: '127.0.0.1' }, /(gc_[0-9a-f]{32})/);
+    const port = Number(/"port":(\d+)/.exec(proc.output())![1]);
+    const key = proc.match[1]!;
+    const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+    const text = sampleDocument().repeat(20);
+    const inFlight = fetch(`http://127.0.0.1:${port}/v1/compress`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text, fidelity: 'balanced' }),
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    proc.child.kill('SIGTERM');
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect((await res.json()).compressed_tokens).toBeGreaterThan(0);
+    expect(await exited).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+    await stop(proc.child);
+  });
+});
+
+describe(`pool and transport (${DB_KIND})`, () => {
+  it('answers 503 with Retry-After when the pool queue is full, and keeps serving', async () => {
+    const server = await startTestServer({ poolThreads: 1, poolMaxQueue: 1 });
+    cleanup.push(() => server.close());
+    const text = sampleDocument().repeat(30);
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => server.request('POST', '/v1/compress', { body: { text, fidelity: 'outline' } })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses).toContain(503);
+    expect(statuses).toContain(200);
+    const busy = results.find((r) => r.status === 503)!;
+    expect(busy.headers.get('retry-after')).toBe('1');
+    expect(busy.json.detail).toMatch(/pool/i);
+    const after = await server.request('POST', '/v1/compress', { body: { text: 'Short text. Still works.' } });
+    expect(after.status).toBe(200);
+  });
+
+  it('a task that throws in a worker fails only its own call', async () => {
+    const server = await startTestServer();
+    cleanup.push(() => server.close());
+    const bad = server.app.services.pool.run('compress', { text: null as unknown as string, fidelity: 'balanced' });
+    const good = server.request('POST', '/v1/compress', { body: { text: sampleDocument() } });
+    await expect(bad).rejects.toMatchObject({ name: 'TypeError' });
+    expect((await good).status).toBe(200);
+    expect((await server.request('GET', '/health/readiness', { key: null })).status).toBe(200);
+  });
+
+  it('survives clients that abort mid-request', async () => {
+    const server = await startTestServer();
+    cleanup.push(() => server.close());
+    const text = sampleDocument().repeat(20);
+    for (let i = 0; i < 5; i++) {
+      const controller = new AbortController();
+      const pending = fetch(server.url + '/v1/compress', {
+        method: 'POST',
+        signal: controller.signal,
+        headers: { authorization: `Bearer ${server.ownerKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text }),
+      });
+      setTimeout(() => controller.abort(), 5 * i);
+      await pending.catch(() => undefined);
+    }
+    const res = await server.request('POST', '/v1/compress', { body: { text: sampleDocument() } });
+    expect(res.status).toBe(200);
+  });
+
+  it('streams a multi-megabyte response intact under back-pressure', async () => {
+    const server = await startTestServer();
+    cleanup.push(() => server.close());
+    const text = sampleDocument().repeat(300); // ~3 MB, returned verbatim by raw
+    expect(text.length).toBeGreaterThan(2_500_000);
+    const res = await server.request('POST', '/v1/compress', { body: { text, fidelity: 'raw' } });
+    expect(res.status).toBe(200);
+    expect(res.json.compressed_text).toBe(text);
+  });
+});
