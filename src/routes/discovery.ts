@@ -1,4 +1,6 @@
+import { signingKeys } from '../domain/signingKeys.js';
 import { defineRoute } from '../http/route.js';
+import { buildAgentCard, legacyAgentCard } from '../mcp/agentCard.js';
 import type { Services } from '../services.js';
 
 /** The base URL clients should use: PUBLIC_URL when configured, else what the request's Host says. */
@@ -29,6 +31,27 @@ export const discoveryRoutes = [
           resource_documentation: `${base}/.well-known/agent-card.json`,
         },
       };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/.well-known/agent-card.json',
+    auth: 'public',
+    handler: ({ services, headers }) => ({ body: buildAgentCard(baseUrl(services, headers), services.config.version) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/.well-known/agent.json',
+    auth: 'public',
+    handler: ({ services, headers }) => ({ body: legacyAgentCard(baseUrl(services, headers), services.config.version) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/.well-known/a2a-jwks.json',
+    auth: 'public',
+    async handler({ services }) {
+      const keys = await signingKeys(services.db);
+      return { body: { keys: keys.map((k) => k.publicJwk) }, headers: { 'cache-control': 'public, max-age=300' } };
     },
   }),
 ];
