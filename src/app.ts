@@ -1,4 +1,5 @@
 import { AuthCache } from './auth/cache.js';
+import { memoryCache, redisCache } from './cache/semanticCache.js';
 import { startRevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
@@ -40,6 +41,7 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
     db,
     pool,
     metrics,
+    cache: config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache(),
     authCache,
     revocations: await startRevocationBus(config.redisUrl, authCache, log),
     log,
@@ -76,6 +78,7 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
         await pool.close();
         await services.background.drain();
         await services.revocations.close();
+        await services.cache.close();
         await db.close();
       })();
       return closing;

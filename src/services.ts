@@ -1,5 +1,6 @@
 import type { AuthCache } from './auth/cache.js';
 import type { RevocationBus } from './auth/revocation.js';
+import type { SemanticCache } from './cache/semanticCache.js';
 import type { Config } from './config.js';
 import type { Logger } from './lib/log.js';
 import type { Metrics } from './metrics/metrics.js';
@@ -14,6 +15,7 @@ export interface Services {
   db: Db;
   pool: ComputePool;
   metrics: Metrics;
+  cache: SemanticCache;
   authCache: AuthCache;
   revocations: RevocationBus;
   log: Logger;

@@ -18,24 +18,23 @@ export async function startRevocationBus(redisUrl: string | null, cache: AuthCac
   if (!redisUrl) {
     return { publish: async (keyId) => cache.dropKey(keyId), close: async () => {} };
   }
-  const publisher: Redis = connectRedis(redisUrl);
-  const subscriber: Redis = connectRedis(redisUrl);
-  subscriber.on('message', (_channel: string, keyId: string) => cache.dropKey(keyId));
-  for (const client of [publisher, subscriber]) client.on('error', (err: Error) => log.warn('redis error', { error: err.message }));
-  await subscriber.subscribe(CHANNEL);
+  const [publisher, subscriber]: Redis[] = await Promise.all([connectRedis(redisUrl), connectRedis(redisUrl)]);
+  subscriber!.on('message', (_channel: string, keyId: string) => cache.dropKey(keyId));
+  for (const client of [publisher!, subscriber!]) client.on('error', (err: Error) => log.warn('redis error', { error: err.message }));
+  await subscriber!.subscribe(CHANNEL);
   return {
     async publish(keyId) {
       cache.dropKey(keyId);
       try {
-        await publisher.publish(CHANNEL, keyId);
+        await publisher!.publish(CHANNEL, keyId);
       } catch (err) {
         // Other instances still converge through the 5-second cache bound.
         log.warn('revocation publish failed', { error: (err as Error).message });
       }
     },
     async close() {
-      subscriber.disconnect();
-      publisher.disconnect();
+      subscriber!.disconnect();
+      publisher!.disconnect();
     },
   };
 }

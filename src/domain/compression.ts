@@ -1,7 +1,9 @@
 import type { Principal } from '../auth/principal.js';
+import { CACHE_TTL_MS, cacheKey } from '../cache/semanticCache.js';
 import type { Services } from '../services.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
+import { enforceQuota } from './quota.js';
 
 export interface CompressRequest {
   text: string;
@@ -26,8 +28,8 @@ export interface CompressResponse {
 }
 
 /**
- * Runs one compression in the pool and keeps the original when more than 80% was removed.
- * Recording the usage event is the transport's job (REST, MCP and batch label it differently).
+ * Runs one compression in the pool (after the caller's quota check) and keeps the original when
+ * more than 80% was removed. Recording the usage event is the transport's job.
  */
 export async function compressForCaller(
   services: Services,
@@ -35,6 +37,7 @@ export async function compressForCaller(
   request: CompressRequest,
   signal?: AbortSignal,
 ): Promise<CompressResponse> {
+  await enforceQuota(services, principal);
   const started = performance.now();
   const result = await services.pool.run(
     'compress',
@@ -58,4 +61,36 @@ export async function compressForCaller(
     tokenizer: result.tokenizer,
     original_id: originalId,
   };
+}
+
+export interface CachedCompression {
+  /** The response body bytes: identical on a hit to what the miss sent. */
+  body: Uint8Array;
+  cache: 'hit' | 'miss' | 'bypass';
+  originalTokens: number;
+  compressedTokens: number;
+}
+
+/** The semantic cache in front of compressForCaller (Pro and up; Free bypasses it). */
+export async function compressThroughCache(
+  services: Services,
+  principal: Principal,
+  request: CompressRequest,
+  signal?: AbortSignal,
+): Promise<CachedCompression> {
+  const ttl = CACHE_TTL_MS[principal.plan];
+  const key = ttl === null ? null : cacheKey(principal.userId, request);
+  if (key) {
+    const hit = await services.cache.get(key);
+    services.metrics.observeCache(!!hit);
+    if (hit) {
+      await enforceQuota(services, principal);
+      return { body: hit.body, cache: 'hit', originalTokens: hit.originalTokens, compressedTokens: hit.compressedTokens };
+    }
+  }
+  const response = await compressForCaller(services, principal, request, signal);
+  const body = Buffer.from(JSON.stringify(response));
+  const entry = { body, originalTokens: response.original_tokens, compressedTokens: response.compressed_tokens };
+  if (key && ttl) await services.cache.set(key, entry, ttl);
+  return { ...entry, cache: key ? 'miss' : 'bypass' };
 }

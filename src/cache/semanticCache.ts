@@ -1,0 +1,107 @@
+import { createHash } from 'node:crypto';
+import { decode, encode } from '@msgpack/msgpack';
+import type { Redis } from 'ioredis';
+import type { Plan } from '../auth/plans.js';
+import type { Logger } from '../lib/log.js';
+import { connectRedis } from '../lib/redis.js';
+
+/** A stored compression: the response body exactly as first sent, plus the counts usage events need. */
+export interface CachedResponse {
+  body: Uint8Array;
+  originalTokens: number;
+  compressedTokens: number;
+}
+
+export interface SemanticCache {
+  readonly kind: 'memory' | 'redis';
+  get(key: string): Promise<CachedResponse | null>;
+  set(key: string, value: CachedResponse, ttlMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The spec's TTL by plan; Free bypasses the cache. */
+export const CACHE_TTL_MS: Record<Plan, number | null> = {
+  free: null,
+  pro: 60 * 60_000,
+  team: 24 * 60 * 60_000,
+  enterprise: 7 * 24 * 60 * 60_000,
+};
+
+/** Key = tenant + normalised request; text is hashed as is (its whitespace shapes the output). */
+export function cacheKey(tenant: string, request: { text: string; fidelity: string; query?: string | null; model?: string | null }): string {
+  const normal = JSON.stringify([
+    tenant,
+    request.fidelity,
+    request.query ? request.query.trim().replace(/\s+/g, ' ') : null,
+    request.model ? request.model.trim().toLowerCase() : null,
+  ]);
+  return 'gc:sc:' + createHash('sha256').update(normal).update('\u0000').update(request.text).digest('hex');
+}
+
+const pack = (v: CachedResponse) => encode(v);
+const unpack = (b: Uint8Array) => decode(b) as CachedResponse;
+
+/** In-process cache with expiry and a byte budget (oldest entries go first). */
+export function memoryCache(maxBytes = 256 * 1024 * 1024): SemanticCache {
+  const entries = new Map<string, { packed: Uint8Array; expiresAt: number }>();
+  let bytes = 0;
+  return {
+    kind: 'memory',
+    async get(key) {
+      const entry = entries.get(key);
+      if (!entry) return null;
+      if (entry.expiresAt <= Date.now()) {
+        entries.delete(key);
+        bytes -= entry.packed.byteLength;
+        return null;
+      }
+      return unpack(entry.packed);
+    },
+    async set(key, value, ttlMs) {
+      const packed = pack(value);
+      if (packed.byteLength > maxBytes / 4) return;
+      const old = entries.get(key);
+      if (old) {
+        entries.delete(key);
+        bytes -= old.packed.byteLength;
+      }
+      entries.set(key, { packed, expiresAt: Date.now() + ttlMs });
+      bytes += packed.byteLength;
+      for (const [k, e] of entries) {
+        if (bytes <= maxBytes) break;
+        entries.delete(k);
+        bytes -= e.packed.byteLength;
+      }
+    },
+    async close() {
+      entries.clear();
+    },
+  };
+}
+
+/** Shared by every instance; a Redis failure degrades to a miss, never to an error for the caller. */
+export async function redisCache(url: string, log: Logger): Promise<SemanticCache> {
+  const redis: Redis = await connectRedis(url);
+  redis.on('error', (err: Error) => log.warn('redis cache error', { error: err.message }));
+  return {
+    kind: 'redis',
+    async get(key) {
+      try {
+        const raw = await redis.getBuffer(key);
+        return raw ? unpack(raw) : null;
+      } catch {
+        return null;
+      }
+    },
+    async set(key, value, ttlMs) {
+      try {
+        await redis.set(key, Buffer.from(pack(value)), 'PX', ttlMs);
+      } catch (err) {
+        log.warn('redis cache write failed', { error: (err as Error).message });
+      }
+    },
+    async close() {
+      redis.disconnect();
+    },
+  };
+}
