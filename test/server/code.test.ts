@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const PY = `import os
+from typing import List
+
+
+def helper(x: int) -> int:
+    """Double a number."""
+    y = x * 2
+    return y
+
+
+class Store:
+    """Keeps items."""
+
+    def __init__(self) -> None:
+        self.items: List[int] = []
+
+    def add(self, x: int) -> None:
+        """Add one item after doubling it."""
+        self.items.append(helper(x))
+        for i in range(10):
+            print(i, os.getcwd())
+`;
+
+describe(`code compression routes (${DB_KIND})`, () => {
+  it('returns a skeleton, graph and importance for one file, detecting the language', async () => {
+    const res = await server.request('POST', '/v1/compress-code', { body: { code: PY } });
+    expect(res.status).toBe(200);
+    const body = res.json;
+    expect(body.language).toBe('python');
+    expect(body.parser).toBe('tree-sitter');
+    expect(body.skeleton).toContain('def helper(x: int) -> int:');
+    expect(body.skeleton).toContain('"""Double a number."""');
+    expect(body.skeleton).not.toContain('y = x * 2');
+    expect(body.compressed_tokens).toBeLessThan(body.original_tokens);
+    expect(body.importance[0].name).toBe('helper');
+    expect(body.dependency_graph.edges.length).toBeGreaterThan(0);
+  });
+
+  it('answers 422 for binary input and accepts an empty file', async () => {
+    const binary = await server.request('POST', '/v1/compress-code', { body: { code: 'abc\u0000\u0001\u0002def' } });
+    expect(binary.status).toBe(422);
+    expect(binary.json.detail[0].loc).toEqual(['body', 'code']);
+    const empty = await server.request('POST', '/v1/compress-code', { body: { code: '', language: 'python' } });
+    expect(empty.status).toBe(200);
+    expect(empty.json.skeleton).toBe('');
+  });
+
+  it('ranks across files with a query and follows blast radius from a focus symbol', async () => {
+    const files = [
+      { path: 'pkg/util.py', content: 'def parse_config(path):\n    """Read the config file."""\n    return open(path).read()\n' },
+      { path: 'pkg/app.py', content: 'from pkg.util import parse_config\n\n\ndef main():\n    cfg = parse_config("a.toml")\n    return cfg\n' },
+      { path: 'pkg/other.py', content: 'def unrelated():\n    return 42\n' },
+    ];
+    const res = await server.request('POST', '/v1/compress-code/structural', {
+      body: { files, query: 'config parsing', focus_symbols: ['parse_config', 'no_such_symbol'], token_budget: 500 },
+    });
+    expect(res.status).toBe(200);
+    const body = res.json;
+    expect(body.files).toBe(3);
+    expect(body.blast_radius.dependents.map((d: any) => d.name)).toContain('main');
+    expect(body.not_found).toEqual(['no_such_symbol']);
+    expect(body.result_incomplete).toBe(true);
+    expect(body.ranking[0].name).toBe('parse_config');
+    expect(body.compressed_tokens).toBeLessThanOrEqual(500);
+  });
+
+  it('reports a blast-radius request without focus symbols as BlastRadiusInputError (422)', async () => {
+    const res = await server.request('POST', '/v1/compress-code/structural', {
+      body: { files: [{ path: 'a.py', content: 'def f():\n    pass\n' }], blast_radius: true },
+    });
+    expect(res.status).toBe(422);
+    expect(res.json.detail[0].type).toBe('BlastRadiusInputError');
+  });
+});
