@@ -1,6 +1,8 @@
 import { threadId } from 'node:worker_threads';
 import { codeTasks } from './code/tasks.js';
+import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
+import { kbTasks } from './kb/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
 
@@ -8,7 +10,9 @@ import { countTokens, tokenizerFor } from './shared/tokens.js';
 export const tasks = {
   ...textTasks,
   ...codeTasks,
+  ...detectTasks,
   ...embedTasks,
+  ...kbTasks,
   ping: () => ({ thread: threadId, pid: process.pid }),
   countTokens: ({ text, model }: { text: string; model?: string | null }) => {
     const tokenizer = tokenizerFor(model);

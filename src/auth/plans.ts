@@ -15,9 +15,20 @@ export function planAtLeast(plan: Plan, minimum: Plan): boolean {
 
 const LABEL: Record<Plan, string> = { free: 'Free', pro: 'Pro', team: 'Team', enterprise: 'Enterprise' };
 
+/** A minimum plan, or the exact plans allowed (the spec gates issue detection to Pro or Enterprise). */
+export type PlanRule = Plan | readonly Plan[];
+
+export function planAllows(plan: Plan, rule: PlanRule): boolean {
+  return typeof rule === 'string' ? planAtLeast(plan, rule) : rule.includes(plan);
+}
+
+export function describePlanRule(rule: PlanRule): string {
+  return typeof rule === 'string' ? `the ${LABEL[rule]} plan or higher` : `the ${rule.map((p) => LABEL[p]).join(' or ')} plan`;
+}
+
 /** The one place plan gating is decided: 403 naming the plan required. */
-export function requirePlan(plan: Plan, minimum: Plan): void {
-  if (!planAtLeast(plan, minimum)) {
-    throw forbidden(`This operation requires the ${LABEL[minimum]} plan or higher; your plan is ${LABEL[plan]}`);
+export function requirePlan(plan: Plan, rule: PlanRule): void {
+  if (!planAllows(plan, rule)) {
+    throw forbidden(`This operation requires ${describePlanRule(rule)}; your plan is ${LABEL[plan]}`);
   }
 }

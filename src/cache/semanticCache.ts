@@ -28,12 +28,13 @@ export const CACHE_TTL_MS: Record<Plan, number | null> = {
 };
 
 /** Key = tenant + normalised request; text is hashed as is (its whitespace shapes the output). */
-export function cacheKey(tenant: string, request: { text: string; fidelity: string; query?: string | null; model?: string | null }): string {
+export function cacheKey(tenant: string, request: { text: string; fidelity: string; query?: string | null; model?: string | null; include_quality?: boolean }): string {
   const normal = JSON.stringify([
     tenant,
     request.fidelity,
     request.query ? request.query.trim().replace(/\s+/g, ' ') : null,
     request.model ? request.model.trim().toLowerCase() : null,
+    !!request.include_quality,
   ]);
   return 'gc:sc:' + createHash('sha256').update(normal).update('\u0000').update(request.text).digest('hex');
 }

@@ -4,12 +4,17 @@ import type { Services } from '../services.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
 import { enforceQuota } from './quota.js';
+import { detectForCaller, DETECTION_PLANS } from './detection.js';
+import { requirePlan } from '../auth/plans.js';
+import type { DetectResult } from '../../workers/detect/index.js';
 
 export interface CompressRequest {
   text: string;
   fidelity: Fidelity;
   query?: string | null;
   model?: string | null;
+  /** Also check the output with issue detection (Pro or Enterprise, like /v1/detect-issues). */
+  include_quality?: boolean;
 }
 
 /** The CompressResponse body; deterministic for a given request, so the cache can store it verbatim. */
@@ -25,6 +30,8 @@ export interface CompressResponse {
   tokenizer: string;
   /** Set when more than 80% was removed: fetch the original again with get_original_output. */
   original_id: string | null;
+  /** Present when include_quality was asked: issue detection run on this very output. */
+  quality?: { quality_score: number; issues_found: number; issues: DetectResult['issues'] };
 }
 
 /**
@@ -37,6 +44,7 @@ export async function compressForCaller(
   request: CompressRequest,
   signal?: AbortSignal,
 ): Promise<CompressResponse> {
+  if (request.include_quality) requirePlan(principal.plan, DETECTION_PLANS);
   await enforceQuota(services, principal);
   const started = performance.now();
   const result = await services.pool.run(
@@ -49,6 +57,9 @@ export async function compressForCaller(
       ? await preserveOriginal(services.db, principal.userId, request.text, result.original_tokens)
       : null;
   services.metrics.observeCompress('compress', (performance.now() - started) / 1000);
+  const quality = request.include_quality
+    ? await detectForCaller(services, principal, { original_text: request.text, compressed_text: result.compressed_text || ' ' }, signal)
+    : null;
   return {
     compressed_text: result.compressed_text,
     original_tokens: result.original_tokens,
@@ -60,6 +71,7 @@ export async function compressForCaller(
     mode: result.mode,
     tokenizer: result.tokenizer,
     original_id: originalId,
+    ...(quality ? { quality: { quality_score: quality.quality_score, issues_found: quality.issues_found, issues: quality.issues } } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
-import type { Plan } from '../auth/plans.js';
+import type { PlanRule } from '../auth/plans.js';
 import type { Services } from '../services.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -34,8 +34,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   method: Method;
   path: string;
   auth: 'public' | 'key';
-  /** Lowest plan allowed; checked in one place (auth/plans.ts). */
-  plan?: Plan;
+  /** Lowest plan allowed, or the exact plans; checked in one place (auth/plans.ts). */
+  plan?: PlanRule;
   body?: z.ZodType<B, z.ZodTypeDef, unknown>;
   query?: z.ZodType<Q, z.ZodTypeDef, unknown>;
   handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;

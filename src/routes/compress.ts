@@ -12,6 +12,7 @@ const CompressBody = z.object({
   query: z.string().max(10_000).nullish(),
   fidelity: fidelity.default('balanced'),
   model: modelName.nullish(),
+  include_quality: z.boolean().default(false),
 });
 
 /** Spec limits: 50 documents per batch, 4 in flight per request. */

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { detectForCaller, DETECTION_PLANS } from '../domain/detection.js';
+import { defineRoute } from '../http/route.js';
+
+const DetectBody = z.object({
+  original_text: z.string().min(1),
+  compressed_text: z.string().min(1),
+  check_hallucination: z.boolean().default(true),
+  check_blind_spots: z.boolean().default(true),
+});
+
+export const detectRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/detect-issues',
+    auth: 'key',
+    plan: DETECTION_PLANS,
+    body: DetectBody,
+    async handler({ body, principal, services, signal }) {
+      return { body: await detectForCaller(services, principal, body, signal) };
+    },
+  }),
+];
