@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { detectForCaller } from '../../domain/detection.js';
+import { defineTool } from '../tool.js';
+
+const pair = {
+  original_text: z.string().min(1),
+  compressed_text: z.string().min(1),
+};
+
+/** The issue-detection engine behind three tools; each picks which checks run. */
+export const qualityTools = [
+  defineTool({
+    name: 'detect_hallucination',
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'Claims in the compressed text that the original does not support (changed numbers, flipped negations, unsupported sentences).',
+    input: z.object(pair).strict(),
+    handler: async (args, ctx) => ({
+      result: { ...(await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: true, check_blind_spots: false }, ctx.signal)) },
+    }),
+  }),
+  defineTool({
+    name: 'check_blind_spots',
+    category: 'advisory',
+    plan: 'pro',
+    advisory: true,
+    description: 'Critical information of the original that the compressed text lost: warnings, limits, error codes, identifiers, whole topics.',
+    input: z.object(pair).strict(),
+    handler: async (args, ctx) => ({
+      result: { ...(await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: false, check_blind_spots: true }, ctx.signal)) },
+    }),
+  }),
+  defineTool({
+    name: 'verify_compression',
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'Both checks on a compression, with a verdict: pass (score at least 0.8 and no high-severity issue), review or fail.',
+    input: z.object(pair).strict(),
+    async handler(args, ctx) {
+      const found = await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: true, check_blind_spots: true }, ctx.signal);
+      const high = found.issues.some((i) => i.severity === 'high');
+      const verdict = found.quality_score >= 0.8 && !high ? 'pass' : found.quality_score >= 0.5 ? 'review' : 'fail';
+      return { result: { verdict, ...found } };
+    },
+  }),
+];
