@@ -18,7 +18,7 @@ export function spawnUntil(script: string, env: NodeJS.ProcessEnv, ready: RegExp
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr!.on('data', onData);
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`${script} exited with ${code}:\n${out}`));

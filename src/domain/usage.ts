@@ -29,22 +29,57 @@ export function savingsPercent(input: number, output: number): number {
   return input > 0 ? Math.round(((input - output) / input) * 1000) / 10 : 0;
 }
 
-/** Records in the background (shutdown waits for it) so the caller's answer is not delayed by the insert. */
-export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, e: UsageEventInput): void {
-  services.background.add('usage event', recordUsageEvent(services.db, e));
+const COLUMNS = 16;
+
+function row(e: UsageEventInput): unknown[] {
+  return [
+    e.principal.userId, e.principal.keyId, e.principal.projectId, e.principal.environment, e.method,
+    e.toolName ?? null, e.client ?? null, e.fidelity ?? null, e.model ?? null, e.status, e.inputTokens,
+    e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
+    e.cacheHit ?? false, inputPreview(e.inputText),
+  ];
+}
+
+/** One multi-row INSERT for a batch of events; returns their ids in order. */
+export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
+  if (events.length === 0) return [];
+  const values = events.map((_, i) => `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`);
+  const rows = await db.query<{ id: string }>(
+    `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,
+       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview)
+     values ${values.join(', ')} returning id`,
+    events.flatMap(row),
+  );
+  return rows.map((r) => r.id);
 }
 
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
-  const [row] = await db.query<{ id: string }>(
-    `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,
-       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) returning id`,
-    [
-      e.principal.userId, e.principal.keyId, e.principal.projectId, e.principal.environment, e.method,
-      e.toolName ?? null, e.client ?? null, e.fidelity ?? null, e.model ?? null, e.status, e.inputTokens,
-      e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
-      e.cacheHit ?? false, inputPreview(e.inputText),
-    ],
-  );
-  return row!.id;
+  const [id] = await insertUsageEvents(db, [e]);
+  return id!;
+}
+
+const FLUSH_DELAY_MS = 50;
+const MAX_BATCH = 500;
+const buffers = new WeakMap<Queryable, UsageEventInput[]>();
+
+/**
+ * Records off the request path: events gather for up to 50 ms and go in one INSERT (the embedded
+ * database runs on the event loop, so per-event inserts would cost every caller). Shutdown drains
+ * the background set, so nothing buffered is lost on SIGTERM.
+ */
+export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, e: UsageEventInput): void {
+  let buffer = buffers.get(services.db);
+  if (buffer) {
+    buffer.push(e);
+    return;
+  }
+  buffer = [e];
+  buffers.set(services.db, buffer);
+  const flush = async () => {
+    await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
+    const batch = buffers.get(services.db)!;
+    buffers.delete(services.db);
+    for (let i = 0; i < batch.length; i += MAX_BATCH) await insertUsageEvents(services.db, batch.slice(i, i + MAX_BATCH));
+  };
+  services.background.add('usage events', flush());
 }

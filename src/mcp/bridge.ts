@@ -106,7 +106,8 @@ async function pipeResponse(res: uWS.HttpResponse, response: Response, requestId
   const streaming = (headers['content-type'] ?? '').startsWith('text/event-stream');
   if (!streaming || !response.body) {
     const body = new Uint8Array(await response.arrayBuffer());
-    if (!isAborted()) writeReply(res, response.status, { raw: body, contentType: headers['content-type'] ?? 'application/json', headers }, requestId, false);
+    const { 'content-type': contentType, ...rest } = headers;
+    if (!isAborted()) writeReply(res, response.status, { raw: body, contentType: contentType ?? 'application/json', headers: rest }, requestId, false);
     return;
   }
   res.cork(() => {
