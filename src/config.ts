@@ -24,6 +24,8 @@ export interface Config {
   jwksFile: string | null;
   jwtIssuer: string | null;
   jwtAudience: string | null;
+  /** MCP POST answers as SSE streams instead of single JSON bodies (the GET stream is SSE either way). */
+  mcpSseResponses: boolean;
   /** Public base URL used in discovery documents (agent card, OAuth metadata). */
   publicUrl: string | null;
   version: string;
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtIssuer: env.JWT_ISSUER || null,
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
+    mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',
     version: packageVersion(),
     ...overrides,
   };

@@ -46,7 +46,7 @@ export class SessionStore {
     const entry: McpEntry = { server, state, ownerId: principal.userId, lastSeen: Date.now(), ephemeral: false } as McpEntry;
     entry.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: process.env.MCP_SSE_RESPONSES !== 'true',
+      enableJsonResponse: !this.services.config.mcpSseResponses,
       onsessioninitialized: (id) => {
         state.id = id;
         this.sessions.set(id, entry);

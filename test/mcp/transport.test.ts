@@ -92,3 +92,32 @@ describe(`MCP transport (${DB_KIND})`, () => {
     expect(event).toMatchObject({ method: 'mcp_advisory', client: 'vitest-client', status: 'success' });
   });
 });
+
+describe(`MCP streaming through the bridge (${DB_KIND})`, () => {
+  it('streams POST answers as SSE through the bridge when configured', async () => {
+    const sse = await startTestServer({ mcpSseResponses: true });
+    const sseClient = await connectMcp(sse.url, sse.ownerKey);
+    try {
+      const result = await call(sseClient, 'estimate_tokens', { text: 'streamed answer' });
+      expect(result.data.accurate_tokens).toBeGreaterThan(0);
+      const raw = await fetch(`${sse.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${sse.ownerKey}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': (sseClient as unknown as { _transport: { sessionId: string } })._transport.sessionId,
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+      });
+      expect(raw.headers.get('content-type')).toContain('text/event-stream');
+      const text = await raw.text();
+      expect(text).toMatch(/^(event: message\n)?(id: .*\n)?data: /m);
+      expect(text).toContain('"id":9');
+    } finally {
+      await sseClient.close();
+      await sse.close();
+    }
+  });
+});
