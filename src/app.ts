@@ -3,7 +3,7 @@ import { memoryCache, redisCache } from './cache/semanticCache.js';
 import { startRevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
-import { startHttpServer, type HttpServer } from './http/server.js';
+import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
 import { BackgroundTasks } from './lib/background.js';
@@ -26,62 +26,58 @@ export interface RunningApp {
 }
 
 export async function startApp(config: Config, log: Logger = createLogger()): Promise<RunningApp> {
-  const dbBreaker = new CircuitBreaker('database');
-  const db = guardDb(await openStore(config), dbBreaker);
-  const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue });
-  const metrics = new Metrics();
-  metrics.addGauges(() => {
-    const s = pool.stats();
-    const mem = process.memoryUsage();
-    return { gc_pool_threads: s.threads, gc_pool_queue_size: s.queue_size, gc_process_resident_memory_bytes: mem.rss };
-  });
-  const authCache = new AuthCache(config.authCacheMs);
-  const services: Services = {
-    config,
-    db,
-    pool,
-    metrics,
-    cache: config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache(),
-    authCache,
-    revocations: await startRevocationBus(config.redisUrl, authCache, log),
-    log,
-    background: new BackgroundTasks(log),
-    breakers: [dbBreaker],
-    startedAt: Date.now(),
+  // Everything opened so far, closed in reverse if a later step fails (or on shutdown).
+  const opened: (() => Promise<void>)[] = [];
+  const unwind = async () => {
+    for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
   };
-  const mcpSessions = new SessionStore(services);
-  const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
-
-  let http: HttpServer;
   try {
-    http = await startHttpServer(allRoutes, services, {
+    const dbBreaker = new CircuitBreaker('database');
+    const db = guardDb(await openStore(config), dbBreaker);
+    opened.push(() => db.close());
+    const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue });
+    opened.push(() => pool.close());
+    await pool.warmUp(config.poolThreads);
+    const cache = config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache();
+    opened.push(() => cache.close());
+    const authCache = new AuthCache(config.authCacheMs);
+    const revocations = await startRevocationBus(config.redisUrl, authCache, log);
+    opened.push(() => revocations.close());
+    const metrics = new Metrics();
+    metrics.addGauges(() => {
+      const s = pool.stats();
+      return { gc_pool_threads: s.threads, gc_pool_queue_size: s.queue_size, gc_process_resident_memory_bytes: process.memoryUsage().rss };
+    });
+    const background = new BackgroundTasks(log);
+    opened.push(() => background.drain());
+    const services: Services = {
+      config, db, pool, metrics, cache, authCache, revocations, log, background,
+      breakers: [dbBreaker],
+      startedAt: Date.now(),
+    };
+    const mcpSessions = new SessionStore(services);
+    opened.push(() => mcpSessions.closeAll());
+    const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
+    const http = await startHttpServer(allRoutes, services, {
       host: config.host,
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
+    opened.push(() => http.close(config.shutdownGraceMs));
+
+    let closing: Promise<void> | null = null;
+    return {
+      port: http.port,
+      services,
+      ownerKey: owner?.key ?? null,
+      close() {
+        closing ??= unwind();
+        return closing;
+      },
+    };
   } catch (err) {
-    await pool.close();
-    await db.close();
+    await unwind();
     throw err;
   }
-
-  let closing: Promise<void> | null = null;
-  return {
-    port: http.port,
-    services,
-    ownerKey: owner?.key ?? null,
-    close() {
-      closing ??= (async () => {
-        await http.close(config.shutdownGraceMs);
-        await mcpSessions.closeAll();
-        await pool.close();
-        await services.background.drain();
-        await services.revocations.close();
-        await services.cache.close();
-        await db.close();
-      })();
-      return closing;
-    },
-  };
 }

@@ -56,6 +56,11 @@ export class ComputePool {
     return outcome.value as TaskOutput<K>;
   }
 
+  /** Loads every worker (grammars, tokenizers, models) before traffic; ignores the queue bound. */
+  async warmUp(threads: number): Promise<void> {
+    await Promise.all(Array.from({ length: threads }, () => this.piscina.run({ name: 'ping', input: undefined })));
+  }
+
   stats() {
     return {
       threads: this.piscina.threads.length,

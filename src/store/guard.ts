@@ -7,7 +7,9 @@ const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EP
 
 function isConnectionError(err: unknown): boolean {
   const code = (err as { code?: string } | null)?.code;
-  return typeof code === 'string' && CONNECTION_CODES.has(code);
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+  // PGlite has no connection: a closed embedded database says so in its message.
+  return err instanceof Error && /^PGlite is closed/.test(err.message);
 }
 
 /** Routes every query through a breaker so a dead database yields fast 503s, never partial data. */

@@ -111,9 +111,9 @@ describe(`pool and transport (${DB_KIND})`, () => {
   it('a task that throws in a worker fails only its own call', async () => {
     const server = await startTestServer();
     cleanup.push(() => server.close());
-    const bad = server.app.services.pool.run('compress', { text: null as unknown as string, fidelity: 'balanced' });
+    const bad = server.app.services.pool.run('compressCode', { code: 'MZ\u0000\u0000binary', fidelity: 'balanced' });
     const good = server.request('POST', '/v1/compress', { body: { text: sampleDocument() } });
-    await expect(bad).rejects.toMatchObject({ name: 'TypeError' });
+    await expect(bad).rejects.toMatchObject({ name: 'CodeInputError' });
     expect((await good).status).toBe(200);
     expect((await server.request('GET', '/health/readiness', { key: null })).status).toBe(200);
   });
