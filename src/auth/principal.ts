@@ -10,4 +10,6 @@ export interface Principal {
   environment: string | null;
   projectId: string | null;
   via: 'api_key' | 'jwt';
+  /** Billing customer id from the identity-provider token (JWT sessions only). */
+  billingCustomerId?: string | null;
 }

@@ -23,12 +23,13 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
   last_used_at: Date | null;
   created_at: Date;
+  scopes: string[];
 }
 
 /** Public columns only: the hash never leaves the store. */
 const COLUMNS = `key_id, user_id, key_prefix, name, plan, environment, status, default_model, monthly_quota,
   enforce_quota, quota_alert_state, quota_period_start, project_id, replaces_key_id, replaced_by_key_id,
-  expires_at, revoked_at, last_used_at, created_at`;
+  expires_at, revoked_at, last_used_at, created_at, scopes`;
 
 export interface NewKeyInput {
   userId: string;
@@ -103,4 +104,156 @@ export async function revokeApiKey(db: Queryable, userId: string, keyId: string)
   );
   if (row) return { kind: 'revoked', row };
   return (await getApiKey(db, userId, keyId)) ? { kind: 'already-revoked' } : { kind: 'not-found' };
+}
+
+export interface KeyChanges {
+  name?: string;
+  defaultModel?: string | null;
+  /** Present (even null) means the quota changed: the alert state and period restart. */
+  monthlyQuota?: number | null;
+  enforceQuota?: boolean;
+  /** Present (even null) rebinds; null unbinds (the caller's Default). The caller checks ownership. */
+  projectId?: string | null;
+}
+
+/** Owner-scoped partial update; null when the key is unknown or not the caller's. */
+export async function updateApiKey(db: Queryable, userId: string, keyId: string, changes: KeyChanges): Promise<ApiKeyRow | null> {
+  const sets: string[] = [];
+  const params: unknown[] = [userId, keyId];
+  const set = (column: string, value: unknown) => {
+    params.push(value);
+    sets.push(`${column} = $${params.length}`);
+  };
+  if (changes.name !== undefined) set('name', changes.name);
+  if (changes.defaultModel !== undefined) set('default_model', changes.defaultModel);
+  if (changes.enforceQuota !== undefined) set('enforce_quota', changes.enforceQuota);
+  if (changes.projectId !== undefined) set('project_id', changes.projectId);
+  if (changes.monthlyQuota !== undefined) {
+    set('monthly_quota', changes.monthlyQuota);
+    sets.push(`quota_alert_state = 'none'`, 'quota_period_start = now()');
+  }
+  if (sets.length === 0) return getApiKey(db, userId, keyId);
+  const [row] = await db.query<ApiKeyRow>(
+    `update api_keys set ${sets.join(', ')} where user_id = $1 and key_id = $2 returning ${COLUMNS}`,
+    params,
+  );
+  return row ?? null;
+}
+
+export type RotateOutcome =
+  | { kind: 'rotated'; key: string; successor: ApiKeyRow; predecessor: ApiKeyRow }
+  | { kind: 'not-found' }
+  | { kind: 'revoked' }
+  | { kind: 'already-rotated'; successorId: string };
+
+/**
+ * Rotation in one transaction (the predecessor row is locked so two rotations cannot both link).
+ * The successor inherits environment, default_model, enforce_quota, monthly_quota and the project
+ * binding; its plan is the caller's current plan. The predecessor keeps working until now + grace
+ * (an earlier expiry it already had is kept).
+ */
+export async function rotateApiKey(
+  db: Queryable,
+  input: { userId: string; keyId: string; plan: Plan; graceDays: number; name?: string | null },
+): Promise<RotateOutcome> {
+  const [old] = await db.query<ApiKeyRow>(
+    `select ${COLUMNS} from api_keys where user_id = $1 and key_id = $2 for update`,
+    [input.userId, input.keyId],
+  );
+  if (!old) return { kind: 'not-found' };
+  if (old.status === 'revoked') return { kind: 'revoked' };
+  if (old.replaced_by_key_id) return { kind: 'already-rotated', successorId: old.replaced_by_key_id };
+  const { key, row: successor } = await createApiKey(db, {
+    userId: input.userId,
+    name: input.name ?? old.name,
+    plan: input.plan,
+    environment: old.environment,
+    defaultModel: old.default_model,
+    monthlyQuota: old.monthly_quota,
+    enforceQuota: old.enforce_quota,
+    projectId: old.project_id,
+    replacesKeyId: old.key_id,
+  });
+  const [predecessor] = await db.query<ApiKeyRow>(
+    `update api_keys
+        set replaced_by_key_id = $3,
+            expires_at = least(coalesce(expires_at, 'infinity'::timestamptz), now() + make_interval(days => $4::int))
+      where user_id = $1 and key_id = $2 returning ${COLUMNS}`,
+    [input.userId, input.keyId, successor.key_id, input.graceDays],
+  );
+  return { kind: 'rotated', key, successor, predecessor: predecessor! };
+}
+
+/** Adds OAuth-style scopes to a key (confirm-token operation scope_grant). */
+export async function grantKeyScope(db: Queryable, userId: string, keyId: string, scope: string): Promise<ApiKeyRow | null> {
+  const [row] = await db.query<ApiKeyRow>(
+    `update api_keys set scopes = case when $3 = any(scopes) then scopes else array_append(scopes, $3::text) end
+      where user_id = $1 and key_id = $2 returning ${COLUMNS}`,
+    [userId, keyId, scope],
+  );
+  return row ?? null;
+}
+
+/*
+ * Helpers for the MCP key tools (gc_mint_api_key, gc_revoke_api_key, gc_rebind_api_key). Unlike
+ * REST, the spec makes a cross-user key a 403 there, so these tell "another user's" apart from
+ * "unknown".
+ */
+export const MINT_DEFAULT_EXPIRY_DAYS = 30;
+export const MINT_MAX_EXPIRY_DAYS = 365;
+
+/** gc_mint_api_key: a key for the caller, on the caller's current plan, expiring in 1-365 days (default 30). */
+export async function mintApiKey(
+  db: Queryable,
+  principal: Principal,
+  input: { name?: string; expiresInDays?: number | null; environment?: string },
+): Promise<{ key: string; row: ApiKeyRow }> {
+  const days = input.expiresInDays ?? MINT_DEFAULT_EXPIRY_DAYS;
+  if (!Number.isInteger(days) || days < 1 || days > MINT_MAX_EXPIRY_DAYS) {
+    throw new RangeError(`expires_in_days must be an integer from 1 to ${MINT_MAX_EXPIRY_DAYS}`);
+  }
+  const [user] = await db.query<{ plan: string }>('select plan from users where id = $1', [principal.userId]);
+  const plan = isPlan(user?.plan) ? user.plan : principal.plan;
+  return createApiKey(db, {
+    userId: principal.userId,
+    name: input.name ?? 'mcp',
+    plan,
+    environment: input.environment ?? principal.environment ?? 'production',
+    expiresAt: new Date(Date.now() + days * 86_400_000),
+  });
+}
+
+export type StrictKeyOutcome =
+  | { kind: 'ok'; row: ApiKeyRow }
+  | { kind: 'not-found' }
+  | { kind: 'forbidden' }
+  | { kind: 'already-revoked' }
+  | { kind: 'project-not-found' };
+
+async function ownerOf(db: Queryable, keyId: string): Promise<string | null> {
+  const [row] = await db.query<{ user_id: string }>('select user_id from api_keys where key_id = $1', [keyId]);
+  return row?.user_id ?? null;
+}
+
+/** gc_revoke_api_key: another user's key is 'forbidden'. The caller publishes the revocation. */
+export async function revokeApiKeyStrict(db: Queryable, userId: string, keyId: string): Promise<StrictKeyOutcome> {
+  const owner = await ownerOf(db, keyId);
+  if (!owner) return { kind: 'not-found' };
+  if (owner !== userId) return { kind: 'forbidden' };
+  const outcome = await revokeApiKey(db, userId, keyId);
+  return outcome.kind === 'revoked' ? { kind: 'ok', row: outcome.row } : outcome;
+}
+
+/** gc_rebind_api_key: binds the caller's key to one of the caller's projects (null unbinds). */
+export async function rebindApiKey(db: Queryable, userId: string, keyId: string, projectId: string | null): Promise<StrictKeyOutcome> {
+  const owner = await ownerOf(db, keyId);
+  if (!owner) return { kind: 'not-found' };
+  if (owner !== userId) return { kind: 'forbidden' };
+  if (projectId !== null) {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(projectId);
+    const [project] = uuid ? await db.query('select 1 from projects where id = $1 and owner_id = $2', [projectId, userId]) : [];
+    if (!project) return { kind: 'project-not-found' };
+  }
+  const row = await updateApiKey(db, userId, keyId, { projectId });
+  return row ? { kind: 'ok', row } : { kind: 'not-found' };
 }

@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { Config } from '../config.js';
+import { unauthorized } from '../http/errors.js';
+import { isPlan, type Plan } from './plans.js';
+
+/** Compact JWS: three base64url parts. API keys never look like this. */
+export const JWT_PATTERN = /^[\w-]+\.[\w-]+\.[\w-]*$/;
+
+export interface IdentityClaims {
+  subject: string;
+  plan: Plan | null;
+  billingCustomerId: string | null;
+  email: string | null;
+  name: string | null;
+  /** Token expiry in ms since epoch: cached authentication never outlives it. */
+  expiresAt: number | null;
+}
+
+type JwtConfig = Pick<Config, 'jwksUrl' | 'jwksFile' | 'jwtIssuer' | 'jwtAudience'>;
+
+// One key set per configuration: the remote set caches keys and refetches on an unknown kid.
+const keySets = new WeakMap<JwtConfig, JWTVerifyGetKey>();
+
+export function jwtEnabled(config: JwtConfig): boolean {
+  return Boolean(config.jwksUrl || config.jwksFile);
+}
+
+function keySet(config: JwtConfig): JWTVerifyGetKey {
+  let set = keySets.get(config);
+  if (!set) {
+    set = config.jwksUrl
+      ? createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 30_000, timeoutDuration: 5_000 })
+      : createLocalJWKSet(JSON.parse(readFileSync(config.jwksFile!, 'utf8')));
+    keySets.set(config, set);
+  }
+  return set;
+}
+
+/**
+ * A claim by plain name or as a namespaced custom claim (`https://example.com/plan`), the form
+ * identity providers such as Auth0 require for non-standard claims.
+ */
+function claim(payload: JWTPayload, name: string): unknown {
+  if (payload[name] !== undefined) return payload[name];
+  for (const [k, v] of Object.entries(payload)) if (k.endsWith(`/${name}`)) return v;
+  return undefined;
+}
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= 320 ? value : null;
+}
+
+/** Verifies signature, expiry, issuer and audience; any failure is a 401 that names the reason class only. */
+export async function verifyIdentityToken(config: JwtConfig, token: string): Promise<IdentityClaims> {
+  let payload: JWTPayload;
+  try {
+    ({ payload } = await jwtVerify(token, keySet(config), {
+      ...(config.jwtIssuer ? { issuer: config.jwtIssuer } : {}),
+      ...(config.jwtAudience ? { audience: config.jwtAudience } : {}),
+      algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
+      clockTolerance: 5,
+    }));
+  } catch (err) {
+    if (err instanceof errors.JWTExpired) throw unauthorized('Identity token expired');
+    if (err instanceof errors.JWTClaimValidationFailed) throw unauthorized(`Identity token rejected: ${err.claim} claim check failed`);
+    if (err instanceof errors.JOSEError) throw unauthorized('Invalid identity token');
+    throw err;
+  }
+  const subject = optionalString(payload.sub);
+  if (!subject) throw unauthorized('Identity token has no subject');
+  const rawPlan = claim(payload, 'plan');
+  if (rawPlan !== undefined && !isPlan(rawPlan)) throw unauthorized('Identity token carries an unknown plan');
+  return {
+    subject,
+    plan: (rawPlan as Plan | undefined) ?? null,
+    billingCustomerId: optionalString(claim(payload, 'billing_customer_id')),
+    email: optionalString(claim(payload, 'email')),
+    name: optionalString(claim(payload, 'name')),
+    expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : null,
+  };
+}
+
+/** Cache key of a verified token: never the token itself. */
+export function hashToken(token: string): string {
+  return 'jwt:' + createHash('sha256').update(token).digest('hex');
+}

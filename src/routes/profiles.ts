@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/profiles.js';
+import { notFound, unprocessable } from '../http/errors.js';
+import { defineRoute } from '../http/route.js';
+import { fidelity } from './schemas.js';
+
+function profileResponse(row: ProfileRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    fidelity: row.fidelity,
+    skeleton_ratio: row.skeleton_ratio,
+    chunk_size: row.chunk_size,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+const fields = {
+  name: z.string().trim().min(1).max(100),
+  description: z.string().max(1000).nullable(),
+  fidelity,
+  skeleton_ratio: z.number().gt(0).max(1).nullable(),
+  chunk_size: z.number().int().min(16).max(65_536).nullable(),
+};
+
+const CreateProfileBody = z
+  .object({
+    name: fields.name,
+    description: fields.description.default(null),
+    fidelity: fields.fidelity.default('balanced'),
+    skeleton_ratio: fields.skeleton_ratio.default(null),
+    chunk_size: fields.chunk_size.default(null),
+  })
+  .strict();
+
+const UpdateProfileBody = z
+  .object({
+    name: fields.name.optional(),
+    description: fields.description.optional(),
+    fidelity: fields.fidelity.optional(),
+    skeleton_ratio: fields.skeleton_ratio.optional(),
+    chunk_size: fields.chunk_size.optional(),
+  })
+  .strict();
+
+/** profile_id is an integer path parameter: anything else is a 422 on the path. */
+function profileId(raw: string | undefined): number {
+  if (!raw || !/^\d{1,12}$/.test(raw)) {
+    throw unprocessable([{ loc: ['path', 'profile_id'], msg: 'Input should be a valid integer', type: 'int_parsing' }]);
+  }
+  return Number(raw);
+}
+
+const profileNotFound = (id: number) => notFound(`Profile ${id} not found`);
+
+export const profileRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/profiles',
+    auth: 'key',
+    async handler({ principal, services }) {
+      const rows = await listProfiles(services.db, principal.userId);
+      return { body: { profiles: rows.map(profileResponse), total: rows.length } };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/profiles',
+    auth: 'key',
+    body: CreateProfileBody,
+    async handler({ body, principal, services }) {
+      return { status: 201, body: profileResponse(await createProfile(services.db, principal.userId, body)) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/profiles/:profile_id',
+    auth: 'key',
+    async handler({ params, principal, services }) {
+      const id = profileId(params.profile_id);
+      const row = await getProfile(services.db, principal.userId, id);
+      if (!row) throw profileNotFound(id);
+      return { body: profileResponse(row) };
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/v1/profiles/:profile_id',
+    auth: 'key',
+    body: UpdateProfileBody,
+    async handler({ body, params, principal, services }) {
+      const id = profileId(params.profile_id);
+      const row = await updateProfile(services.db, principal.userId, id, body);
+      if (!row) throw profileNotFound(id);
+      return { body: profileResponse(row) };
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/v1/profiles/:profile_id',
+    auth: 'key',
+    async handler({ params, principal, services }) {
+      const id = profileId(params.profile_id);
+      if (!(await deleteProfile(services.db, principal.userId, id))) throw profileNotFound(id);
+      return { status: 204 };
+    },
+  }),
+];

@@ -1,0 +1,201 @@
+import { z } from 'zod';
+import {
+  activationHistogram,
+  getEvent,
+  latencyPercentiles,
+  listEvents,
+  monthlyUsage,
+  usageByCache,
+  usageByClient,
+  usageByKey,
+  usageByModel,
+  usageByTool,
+  usageHistory,
+  type EventRow,
+} from '../domain/analytics.js';
+import { forbidden, notFound } from '../http/errors.js';
+import { defineRoute } from '../http/route.js';
+import { fidelity } from './schemas.js';
+
+// Query strings: numbers via z.coerce, ranges from the spec's Limits table (out of range is 422).
+const days = z.coerce.number().int().min(1).max(365).default(30);
+const DaysQuery = z.object({ days });
+const ByKeyQuery = z.object({ days, limit: z.coerce.number().int().min(1).max(100).default(5) });
+const HistoryQuery = z.object({
+  days: z.coerce.number().int().min(1).max(90).default(30),
+  period: z.literal('day').default('day'),
+});
+const booleanParam = z
+  .enum(['true', 'false', '1', '0'])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+const dateTime = z
+  .string()
+  .datetime({ offset: true })
+  .transform((s) => new Date(s));
+const EventsQuery = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(20),
+  fidelity: fidelity.optional(),
+  method: z.enum(['REST', 'MCP', 'batch', 'mcp_advisory']).optional(),
+  exclude_advisory: booleanParam,
+  model: z.string().min(1).max(100).optional(),
+  status: z.string().min(1).max(32).optional(),
+  since: dateTime.optional(),
+  until: dateTime.optional(),
+  key_id: z.string().min(1).max(32).optional(),
+  environment: z.string().min(1).max(16).optional(),
+});
+const LatencyQuery = z.object({ window_hours: z.coerce.number().int().min(1).max(168).default(24) });
+
+/** CompressionEvent. */
+function eventResponse(e: EventRow) {
+  return { ...e, savings_percent: Math.round(Number(e.savings_percent) * 10) / 10 };
+}
+
+export const usageRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage',
+    auth: 'key',
+    async handler({ principal, services }) {
+      const u = await monthlyUsage(services.db, principal.userId);
+      return {
+        body: {
+          period_start: u.period_start,
+          period_end: u.period_end,
+          monthly_compressions: u.compressions,
+          original_tokens: u.original_tokens,
+          compressed_tokens: u.compressed_tokens,
+          tokens_saved: u.tokens_saved,
+          plan: principal.plan,
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/history',
+    auth: 'key',
+    query: HistoryQuery,
+    async handler({ query, principal, services }) {
+      const data = await usageHistory(services.db, principal.userId, query.days);
+      return { body: { period: query.period, days: query.days, data } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-model',
+    auth: 'key',
+    query: DaysQuery,
+    async handler({ query, principal, services }) {
+      return { body: { days: query.days, data: await usageByModel(services.db, principal.userId, query.days) } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-cache',
+    auth: 'key',
+    query: DaysQuery,
+    async handler({ query, principal, services }) {
+      const c = await usageByCache(services.db, principal.userId, query.days);
+      const total = c.hits + c.misses;
+      return {
+        body: {
+          days: query.days,
+          hits: c.hits,
+          misses: c.misses,
+          hit_rate: total === 0 ? 0 : Math.round((c.hits / total) * 10_000) / 10_000,
+          data: [
+            { cache: 'hit', calls: c.hits, tokens_saved: c.tokens_saved_hits },
+            { cache: 'miss', calls: c.misses, tokens_saved: c.tokens_saved_misses },
+          ],
+        },
+      };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-key',
+    auth: 'key',
+    query: ByKeyQuery,
+    async handler({ query, principal, services }) {
+      const data = await usageByKey(services.db, principal.userId, query.days, query.limit);
+      return { body: { days: query.days, limit: query.limit, data } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-tool',
+    auth: 'key',
+    query: DaysQuery,
+    async handler({ query, principal, services }) {
+      return { body: { days: query.days, data: await usageByTool(services.db, principal.userId, query.days) } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-client',
+    auth: 'key',
+    query: DaysQuery,
+    async handler({ query, principal, services }) {
+      return { body: { days: query.days, data: await usageByClient(services.db, principal.userId, query.days) } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/events',
+    auth: 'key',
+    query: EventsQuery,
+    async handler({ query, principal, services }) {
+      const { items, total } = await listEvents(
+        services.db,
+        principal.userId,
+        {
+          fidelity: query.fidelity,
+          method: query.method,
+          excludeAdvisory: query.exclude_advisory,
+          model: query.model,
+          status: query.status,
+          since: query.since,
+          until: query.until,
+          keyId: query.key_id,
+          environment: query.environment,
+        },
+        query.page,
+        query.page_size,
+      );
+      return { body: { items: items.map(eventResponse), page: query.page, page_size: query.page_size, total } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/events/:event_id',
+    auth: 'key',
+    async handler({ params, principal, services }) {
+      const event = await getEvent(services.db, principal.userId, params.event_id!);
+      if (!event) throw notFound('Event not found');
+      return { body: eventResponse(event) };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/latency-percentiles',
+    auth: 'key',
+    query: LatencyQuery,
+    async handler({ query, principal, services }) {
+      const p = await latencyPercentiles(services.db, principal.userId, query.window_hours);
+      return { body: { window_hours: query.window_hours, count: p.count, p50: p.p50, p95: p.p95, p99: p.p99 } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/activation',
+    auth: 'key',
+    async handler({ principal, services }) {
+      if (!principal.isAdmin) throw forbidden('The activation histogram is available to administrators only');
+      const buckets = await activationHistogram(services.db);
+      return { body: { period: 'all_time', buckets, generated_at: new Date().toISOString() } };
+    },
+  }),
+];
