@@ -3,7 +3,7 @@ import * as cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 
 export type TokenizerName = 'o200k_base' | 'cl100k_base';
 
-const ENCODERS: Record<TokenizerName, { countTokens(text: string): number }> = {
+const ENCODERS: Record<TokenizerName, { countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number }> = {
   o200k_base: o200k,
   cl100k_base: cl100k,
 };
@@ -15,6 +15,9 @@ export function tokenizerFor(model?: string | null): TokenizerName {
   return model && CL100K_MODEL.test(model) ? 'cl100k_base' : 'o200k_base';
 }
 
+// User text may contain special-token strings such as "<|endoftext|>": count them as the plain text they are.
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
 export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base'): number {
-  return text.length === 0 ? 0 : ENCODERS[tokenizer].countTokens(text);
+  return text.length === 0 ? 0 : ENCODERS[tokenizer].countTokens(text, AS_TEXT);
 }

@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { MINT_MAX_EXPIRY_DAYS, mintApiKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/apiKeys.js';
+import { keyListItem } from '../../routes/keys.js';
+import { defineTool, ToolError } from '../tool.js';
+
+/** Maps a key operation's outcome to a tool result; another user's key is the spec's 403. */
+function keyOutcome(outcome: StrictKeyOutcome, keyId: string) {
+  switch (outcome.kind) {
+    case 'ok':
+      return keyListItem(outcome.row);
+    case 'forbidden':
+      throw new ToolError('forbidden', `API key '${keyId}' belongs to another user`, { status: 403 });
+    case 'already-revoked':
+      throw new ToolError('already_revoked', `API key '${keyId}' is already revoked`, { status: 400 });
+    case 'project-not-found':
+      throw new ToolError('not_found', 'Project not found');
+    case 'not-found':
+      throw new ToolError('not_found', `API key '${keyId}' not found`);
+  }
+}
+
+export const keyTools = [
+  defineTool({
+    name: 'gc_mint_api_key',
+    category: 'platform',
+    plan: 'pro',
+    advisory: true,
+    description: 'Mints an API key on your current plan; expires in 30 days unless expires_in_days (1-365) says otherwise. The key is returned once.',
+    input: z
+      .object({
+        name: z.string().max(100).optional(),
+        expires_in_days: z.number().int().min(1).max(MINT_MAX_EXPIRY_DAYS).optional(),
+        environment: z.string().min(1).max(16).optional(),
+      })
+      .strict(),
+    async handler(args, { services, principal }) {
+      const { key, row } = await mintApiKey(services.db, principal, { name: args.name, expiresInDays: args.expires_in_days ?? null, environment: args.environment });
+      return { result: { ...keyListItem(row), key } };
+    },
+  }),
+  defineTool({
+    name: 'gc_revoke_api_key',
+    category: 'platform',
+    plan: 'pro',
+    advisory: true,
+    description: 'Revokes one of your API keys; every instance rejects it within seconds. Another user\'s key is refused (403).',
+    input: z.object({ key_id: z.string().min(1).max(32) }).strict(),
+    async handler({ key_id }, { services, principal }) {
+      const result = keyOutcome(await revokeApiKeyStrict(services.db, principal.userId, key_id), key_id);
+      await services.revocations.publish(key_id);
+      return { result };
+    },
+  }),
+  defineTool({
+    name: 'gc_rebind_api_key',
+    category: 'platform',
+    plan: 'pro',
+    advisory: true,
+    description: 'Binds one of your API keys to one of your projects, or unbinds it (project_id null = Default). Another user\'s key is refused (403).',
+    input: z.object({ key_id: z.string().min(1).max(32), project_id: z.string().uuid().nullable() }).strict(),
+    async handler({ key_id, project_id }, { services, principal }) {
+      const result = keyOutcome(await rebindApiKey(services.db, principal.userId, key_id, project_id), key_id);
+      // Cached principals carry the old binding.
+      await services.revocations.publish(key_id);
+      return { result };
+    },
+  }),
+];
