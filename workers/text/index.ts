@@ -1,0 +1,267 @@
+// Text compression engine: parse -> units -> score (-> query fusion) -> budgeted selection -> render.
+import { FIDELITY_BUDGET, isFidelity } from '../shared/fidelity.js';
+import type { Fidelity } from '../shared/fidelity.js';
+import { countTokens, tokenizerFor } from '../shared/tokens.js';
+import type { TokenizerName } from '../shared/tokens.js';
+import { parseBlocks } from './parse.js';
+import type { Block } from './parse.js';
+import { buildUnits } from './units.js';
+import type { Unit } from './units.js';
+import { terms, Vocabulary } from './terms.js';
+import { similarityGraph } from './graph.js';
+import type { SimilarityGraph } from './graph.js';
+import { plainScores } from './score.js';
+import { queryPriority } from './query.js';
+import { selectUnits } from './select.js';
+import { renderSkeleton } from './render.js';
+import type { RenderStats } from './render.js';
+import { countSpans, fastCount } from './tokencount.js';
+import { MODEL_CONTEXT_WINDOWS, contextWindowFor, recommendForTokens } from './recommend.js';
+
+export { MODEL_CONTEXT_WINDOWS };
+
+export interface CompressTextInput {
+  text: string;
+  fidelity: Fidelity;
+  query?: string | null;
+  model?: string | null;
+}
+/** Optional semantic relevance hook for query-guided mode; fused by RRF when present. */
+export interface CompressTextOptions {
+  embed?: (texts: string[]) => Promise<Float32Array[]>;
+}
+export interface CompressTextResult {
+  compressed_text: string;
+  original_tokens: number;
+  compressed_tokens: number;
+  tokens_saved: number;
+  /** 0..100, rounded to 1 decimal. */
+  savings_percent: number;
+  /** compressed_tokens / original_tokens (0..1, 4 decimals); 1 for empty. */
+  ratio: number;
+  fidelity: Fidelity;
+  mode: 'plain' | 'query-guided';
+  tokenizer: TokenizerName;
+  units_total: number;
+  units_kept: number;
+}
+export interface RecommendInput {
+  text: string;
+  model?: string | null;
+  context_window?: number | null;
+}
+export interface RecommendResult {
+  recommended_fidelity: Fidelity;
+  original_tokens: number;
+  estimated_compressed_tokens: number;
+  context_window: number | null;
+  tokenizer: TokenizerName;
+  reason: string;
+}
+
+/** Budgets below this many tokens are raised to it (short documents may compress less). */
+export const MIN_BUDGET_TOKENS = 32;
+/** Share of the budget headings may take when chosen for themselves (outline), by mode. */
+const HEADING_SHARE = { plain: 0.3, 'query-guided': 0.15 } as const;
+const MMR_LAMBDA = 0.3;
+const MAX_FIX_ROUNDS = 8;
+const AIM_ROUNDS = 4;
+
+const markerCostCache = new Map<TokenizerName, number>();
+function markerCost(tokenizer: TokenizerName): number {
+  let c = markerCostCache.get(tokenizer);
+  if (c === undefined) {
+    c = countTokens('\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
+    markerCostCache.set(tokenizer, c);
+  }
+  return c;
+}
+
+export function budgetFor(originalTokens: number, fidelity: Fidelity): number {
+  const share = Math.floor(originalTokens * FIDELITY_BUDGET[fidelity]);
+  return Math.max(share, Math.min(originalTokens, MIN_BUDGET_TOKENS));
+}
+
+interface Analysis {
+  total: number;
+  blocks: Block[];
+  units: Unit[];
+  tokens: Int32Array;
+  unitTerms: number[][];
+  vocab: Vocabulary;
+  graph: SimilarityGraph;
+  plain: Float64Array;
+  deps: number[][];
+  section: Int32Array;
+}
+
+function analyse(text: string, tokenizer: TokenizerName): Analysis {
+  const blocks = parseBlocks(text);
+  const units = buildUnits(text, blocks);
+  const n = units.length;
+  const { total, perSpan: tokens } = countSpans(text, units, tokenizer);
+  const vocab = new Vocabulary();
+  const unitTerms: number[][] = new Array(n);
+  for (let i = 0; i < n; i++) unitTerms[i] = vocab.encode(terms(text.slice(units[i]!.start, units[i]!.end)));
+  const graph = similarityGraph(unitTerms, vocab.size);
+  const plain = plainScores(text, blocks, units, graph);
+  const headingUnit = new Map<number, number>();
+  units.forEach((u, i) => u.kind === 'heading' && headingUnit.set(u.block, i));
+  const hasHeadings = headingUnit.size > 0;
+  const section = new Int32Array(n);
+  const deps = units.map((u, i) => {
+    const chain = blocks[u.block]!.headings;
+    section[i] = hasHeadings ? (chain.length ? chain[chain.length - 1]! : -1) : u.block;
+    const d = new Set<number>(u.requires);
+    for (const h of chain) {
+      const hu = headingUnit.get(h);
+      if (hu !== undefined && hu !== i) d.add(hu);
+    }
+    return [...d];
+  });
+  return { total, blocks, units, tokens, unitTerms, vocab, graph, plain, deps, section };
+}
+
+/** Mildly favour compact units so one long sentence does not eat a small budget. */
+function lengthAdjusted(scores: Float64Array, tokens: Int32Array): Float64Array {
+  const sorted = Array.from(tokens).sort((a, b) => a - b);
+  const median = Math.max(8, sorted[sorted.length >> 1] ?? 8);
+  return scores.map((s, i) => s * Math.min(1.25, Math.max(0.6, Math.pow(median / Math.max(1, tokens[i]!), 0.25))));
+}
+
+function result(
+  text: string,
+  original: number,
+  compressed: number,
+  fidelity: Fidelity,
+  mode: CompressTextResult['mode'],
+  tokenizer: TokenizerName,
+  unitsTotal: number,
+  unitsKept: number,
+): CompressTextResult {
+  const saved = original - compressed;
+  return {
+    compressed_text: text,
+    original_tokens: original,
+    compressed_tokens: compressed,
+    tokens_saved: saved,
+    savings_percent: original ? Math.round((saved / original) * 1000) / 10 : 0,
+    ratio: original ? Math.round((compressed / original) * 10000) / 10000 : 1,
+    fidelity,
+    mode,
+    tokenizer,
+    units_total: unitsTotal,
+    units_kept: unitsKept,
+  };
+}
+
+export async function compressText(input: CompressTextInput, options: CompressTextOptions = {}): Promise<CompressTextResult> {
+  // The HTTP layer validates requests; this keeps a bad direct call from producing NaN budgets.
+  if (!isFidelity(input.fidelity)) throw new TypeError(`invalid fidelity: ${String(input.fidelity)}`);
+  if (input.text != null && typeof input.text !== 'string') throw new TypeError('text must be a string');
+  const text = input.text ?? '';
+  const tokenizer = tokenizerFor(input.model);
+  const query = input.query?.trim() ? input.query.trim() : null;
+  const mode = query ? 'query-guided' : 'plain';
+  if (input.fidelity === 'raw' || text.trim() === '') {
+    const t = fastCount(text, tokenizer);
+    return result(text, t, t, input.fidelity, mode, tokenizer, 0, 0);
+  }
+  const a = analyse(text, tokenizer);
+  const original = a.total;
+  const n = a.units.length;
+  const budget = budgetFor(original, input.fidelity);
+  const cost = a.tokens; // attributed pieces already carry the trailing punctuation/newlines
+  let total = 0;
+  for (let i = 0; i < n; i++) total += cost[i]!;
+  if (total <= budget || n === 0) return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+
+  let priority = a.plain;
+  if (query) {
+    const queryTerms = [...new Set(terms(query))].map((t) => a.vocab.lookup(t)).filter((t): t is number => t !== undefined);
+    priority = await queryPriority({
+      unitTerms: a.unitTerms, section: a.section, block: a.units.map((u) => u.block), isHeading: a.units.map((u) => u.kind === 'heading'), queryTerms, plain: a.plain, query,
+      unitText: (i) => text.slice(a.units[i]!.start, a.units[i]!.end), embed: options.embed,
+    });
+  }
+  // Plain mode only: in query mode the fused rank already decides, and short generic units must not outrank the match.
+  if (!query) priority = lengthAdjusted(priority, a.tokens);
+  const select = (b: number) =>
+    selectUnits({
+      cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
+      markerCost: markerCost(tokenizer), capped: a.units.map((u) => u.kind === 'heading'),
+      capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
+    });
+
+  // Selection prices tokens per unit; the rendered text is counted exactly and the effective
+  // budget re-aimed (proportionally) so the output lands just under the real budget.
+  let best: { out: string; tokens: number; kept: Uint8Array } | null = null;
+  let target = budget;
+  for (let round = 0; round < AIM_ROUNDS; round++) {
+    const kept = select(target);
+    const stats: RenderStats = { markers: [], pieces: 0 };
+    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
+    // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
+    // whole output is only paid for when the estimate says it may fit.
+    let estimate = stats.pieces;
+    for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
+    for (const m of stats.markers) estimate += fastCount(m, tokenizer);
+    const outTokens = estimate > budget * 1.03 ? estimate : fastCount(out, tokenizer);
+    const exact = outTokens !== estimate || estimate <= budget * 1.03;
+    if (exact && outTokens <= budget && (!best || outTokens > best.tokens)) best = { out, tokens: outTokens, kept };
+    if (exact && outTokens <= budget && outTokens >= budget * 0.95) break;
+    // Overshoots are corrected with a small safety margin so a second miss is rare.
+    const scale = budget / Math.max(1, outTokens);
+    const next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
+    if (next === target) break;
+    target = next;
+  }
+  if (!best) {
+    // Last resort: drop the lowest-priority free units until the exact count fits.
+    const kept = select(Math.floor(target * 0.8));
+    let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+    let outTokens = fastCount(out, tokenizer);
+    for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
+      const needed = (outTokens - budget) * (1 + round * 0.5);
+      const required = new Uint8Array(n);
+      for (let i = 0; i < n; i++) if (kept[i]) for (const d of a.deps[i]!) required[d] = 1;
+      const victims = [];
+      for (let i = 0; i < n; i++) if (kept[i] && !required[i]) victims.push(i);
+      victims.sort((x, y) => priority[x]! - priority[y]!);
+      let freed = 0;
+      for (const v of victims) {
+        if (freed >= needed) break;
+        kept[v] = 0;
+        freed += cost[v]!;
+      }
+      if (freed === 0) kept.fill(0);
+      out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+      outTokens = fastCount(out, tokenizer);
+    }
+    best = { out, tokens: outTokens, kept };
+  }
+  const { out, tokens: outTokens, kept } = best;
+  let unitsKept = 0;
+  for (let i = 0; i < n; i++) unitsKept += kept[i]!;
+  // Never longer than the input: fall back to the original itself.
+  if (outTokens >= original) return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+  return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
+}
+
+export function recommendFidelity(input: RecommendInput): RecommendResult {
+  const tokenizer = tokenizerFor(input.model);
+  const tokens = fastCount(input.text ?? '', tokenizer);
+  const window = input.context_window && input.context_window > 0 ? input.context_window : contextWindowFor(input.model);
+  const rule = recommendForTokens(tokens, window);
+  return {
+    recommended_fidelity: rule.fidelity,
+    original_tokens: tokens,
+    estimated_compressed_tokens: rule.estimated,
+    context_window: window,
+    tokenizer,
+    reason: rule.reason,
+  };
+}
+
+export { recommendForTokens, fidelityForSize, contextWindowFor } from './recommend.js';
+export { splitSentences, sentences } from './sentences.js';

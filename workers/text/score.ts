@@ -1,0 +1,76 @@
+// Query-independent unit scores: centrality + structure priors + information density.
+import type { Block } from './parse.js';
+import type { Unit } from './units.js';
+import { pagerank } from './pagerank.js';
+import type { SimilarityGraph } from './graph.js';
+
+export const WEIGHTS = { centrality: 0.4, prior: 0.35, density: 0.25 } as const;
+
+const SIGNAL_WORDS = /\b(not|never|no|none|cannot|can't|don't|doesn't|won't|must|should|shall|required?|requires|warning|caution|important|note|deprecated|only|always|default|unless|avoid|error|fails?|limit|maximum|minimum)\b/gi;
+const NUMBER = /\b\d[\d.,:]*\b/g;
+const IDENT = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\.\w+(?:\.\w+)*\b|\b\w+\(\)|--?[a-z][\w-]+/g;
+// Markdown links to anchors/URLs (tables of contents, badges) carry little information.
+const LINK_ONLY = /\[[^\]]*\]\([^)]*\)/g;
+const PROPER = /\s\p{Lu}[\p{L}\d]+/gu;
+
+/** Share of "informative" features per word, squashed to 0..1. */
+export function density(s: string): number {
+  const words = s.split(/\s+/).length;
+  const features =
+    (s.match(NUMBER)?.length ?? 0) +
+    (s.match(IDENT)?.length ?? 0) +
+    (s.match(PROPER)?.length ?? 0) * 0.5 - (s.match(LINK_ONLY)?.length ?? 0) * 2 +
+    (s.match(SIGNAL_WORDS)?.length ?? 0);
+  return Math.max(0, Math.min(1, features / (2 + words * 0.3)));
+}
+
+/** Structural prior in 0..1 by unit kind and position. */
+function prior(u: Unit, blocks: Block[], sectionLead: boolean, position: number): number {
+  switch (u.kind) {
+    case 'heading':
+      return 1 - 0.1 * (blocks[u.block]!.level - 1);
+    case 'table-head':
+      return 0.6;
+    case 'code-head':
+      return 0.45;
+    case 'code':
+      return 0.35;
+    case 'code-body':
+      return 0.1;
+    case 'html':
+      return 0;
+    case 'row':
+      return 0.15;
+    case 'sentence': {
+      let p = 0.1 + 0.15 * (1 - position);
+      if (u.indexInBlock === 0) p += 0.25;
+      if (sectionLead && u.indexInBlock === 0) p += 0.35;
+      if (blocks[u.block]!.kind === 'list' && u.indexInBlock === 0) p += 0.05;
+      return Math.min(1, p);
+    }
+  }
+}
+
+export function plainScores(text: string, blocks: Block[], units: Unit[], graph: SimilarityGraph): Float64Array {
+  const n = units.length;
+  const pr = pagerank(graph);
+  let maxPr = 0;
+  for (let i = 0; i < n; i++) if (pr[i]! > maxPr) maxPr = pr[i]!;
+  const scores = new Float64Array(n);
+  let lastSectionBlock = -2;
+  for (let i = 0; i < n; i++) {
+    const u = units[i]!;
+    const blk = blocks[u.block]!;
+    const section = blk.headings.length ? blk.headings[blk.headings.length - 1]! : -1;
+    // The first prose block after a heading carries the section's lead sentence.
+    let sectionLead = false;
+    if (u.kind === 'sentence' && section !== lastSectionBlock) {
+      sectionLead = true;
+      lastSectionBlock = section;
+    }
+    const c = maxPr > 0 ? pr[i]! / maxPr : 0;
+    const d = u.kind === 'heading' || u.kind === 'html' ? 0 : density(text.slice(u.start, u.end));
+    scores[i] = WEIGHTS.centrality * c + WEIGHTS.prior * prior(u, blocks, sectionLead, n > 1 ? i / (n - 1) : 0) + WEIGHTS.density * d;
+  }
+  return scores;
+}

@@ -1,0 +1,88 @@
+// Selectable units (sentences, headings, table rows, code heads/bodies) in document order.
+import type { Block } from './parse.js';
+import { splitSentences } from './sentences.js';
+
+/** Longest run of code lines selectable as one unit. */
+export const CODE_CHUNK_LINES = 12;
+
+const isBlank = (text: string, l: { start: number; end: number }) => text.slice(l.start, l.end).trim() === '';
+
+export type UnitKind = 'heading' | 'sentence' | 'table-head' | 'row' | 'code-head' | 'code-body' | 'code' | 'html';
+
+export interface Unit {
+  kind: UnitKind;
+  block: number;
+  /** Offsets of the verbatim text in the original. */
+  start: number;
+  end: number;
+  /** Index of this unit within its block (lead sentence = 0). */
+  indexInBlock: number;
+  /** Units that must be kept whenever this one is (table header for a row, code head for a body). */
+  requires: number[];
+  /** Lines represented (code bodies), for elision markers. */
+  lineCount: number;
+}
+
+export function buildUnits(text: string, blocks: Block[]): Unit[] {
+  const units: Unit[] = [];
+  const add = (u: Omit<Unit, 'indexInBlock' | 'requires' | 'lineCount'> & Partial<Unit>) => {
+    units.push({ indexInBlock: 0, requires: [], lineCount: 1, ...u });
+    return units.length - 1;
+  };
+  blocks.forEach((blk, b) => {
+    switch (blk.kind) {
+      case 'heading':
+        add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
+        break;
+      case 'paragraph':
+      case 'list':
+      case 'quote': {
+        const content = text.slice(blk.contentStart, blk.contentEnd);
+        splitSentences(content).forEach((s, k) =>
+          add({ kind: 'sentence', block: b, start: blk.contentStart + s.start, end: blk.contentStart + s.end, indexInBlock: k }),
+        );
+        break;
+      }
+      case 'table': {
+        const head = add({ kind: 'table-head', block: b, start: blk.lines[0]!.start, end: blk.lines[Math.min(1, blk.lines.length - 1)]!.end });
+        for (let r = 2; r < blk.lines.length; r++) {
+          add({ kind: 'row', block: b, start: blk.lines[r]!.start, end: blk.lines[r]!.end, indexInBlock: r - 1, requires: [head] });
+        }
+        break;
+      }
+      case 'code': {
+        const body = blk.lines.slice(blk.bodyStart, blk.closeLine >= 0 ? blk.closeLine : blk.lines.length);
+        const firstBody = body.findIndex((l) => l.end > l.start && text.slice(l.start, l.end).trim() !== '');
+        if (body.length <= 3 || firstBody < 0 || firstBody === body.length - 1) {
+          add({ kind: 'code', block: b, start: blk.start, end: blk.end, lineCount: body.length });
+        } else {
+          // Head = opening fence + first non-empty line; the rest is cut into chunks at blank lines
+          // (at most CODE_CHUNK_LINES each) so a query can pull out the one part of a long block it needs.
+          const headEnd = body[firstBody]!.end;
+          const head = add({ kind: 'code-head', block: b, start: blk.start, end: headEnd });
+          const rest = body.slice(firstBody + 1);
+          let from = 0;
+          while (from < rest.length) {
+            let to = from;
+            while (to + 1 < rest.length && to - from + 1 < CODE_CHUNK_LINES && !isBlank(text, rest[to + 1]!)) to++;
+            // Trailing blank lines belong to the chunk so chunks tile the body.
+            while (to + 1 < rest.length && isBlank(text, rest[to + 1]!)) to++;
+            const last = to + 1 === rest.length;
+            add({
+              kind: 'code-body', block: b, start: rest[from]!.start, end: last ? blk.end : rest[to]!.end,
+              indexInBlock: from + 1, requires: [head], lineCount: to - from + 1,
+            });
+            from = to + 1;
+          }
+        }
+        break;
+      }
+      case 'html':
+        add({ kind: 'html', block: b, start: blk.start, end: blk.end });
+        break;
+      case 'rule':
+        break;
+    }
+  });
+  return units;
+}
