@@ -4,6 +4,7 @@ import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
 import { textTasks } from './text/tasks.js';
+import { toolTasks } from './tools/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
 
 /** Every task the pool runs, by name. src/pool derives its typed API from this object's type. */
@@ -11,6 +12,7 @@ export const tasks = {
   ...textTasks,
   ...codeTasks,
   ...detectTasks,
+  ...toolTasks,
   ...embedTasks,
   ...kbTasks,
   ping: () => ({ thread: threadId, pid: process.pid }),

@@ -1,6 +1,12 @@
 // Quality bench: savings, answer retention (with/without query) and two same-budget baselines.
 import { cpus } from 'node:os';
 import { compressText, budgetFor } from '../../workers/text/index.js';
+import { getEmbedder } from '../../workers/embed/index.js';
+
+// --embeddings fuses the shipped sentence-embedding model into query relevance, as the service does.
+const EMBED = process.argv.includes('--embeddings')
+  ? { embed: async (texts: string[]) => (await getEmbedder()).embed(texts) }
+  : {};
 import { parseBlocks } from '../../workers/text/parse.js';
 import { buildUnits } from '../../workers/text/units.js';
 import { countTokens } from '../../workers/shared/tokens.js';
@@ -89,7 +95,7 @@ async function main(): Promise<void> {
       randOut.set(id, randomSentences(text, budget, SEED));
     }
     for (const p of eligible) {
-      const r = await compressText({ text: docs.get(p.doc)!, fidelity: level, query: p.query });
+      const r = await compressText({ text: docs.get(p.doc)!, fidelity: level, query: p.query }, EMBED);
       if (answered(r.compressed_text, p)) {
         q++;
         if (p.heldout) qh++;

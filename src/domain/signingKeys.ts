@@ -33,7 +33,7 @@ async function loadOrCreate(db: Db): Promise<SigningKey[]> {
     const publicJwk = await exportJWK(publicKey);
     const privateJwk = await exportJWK(privateKey);
     const kid = await calculateJwkThumbprint(publicJwk);
-    await tx.query('insert into signing_keys (kid, public_jwk, private_jwk) values ($1, $2::jsonb, $3::jsonb)', [
+    await tx.query('insert into signing_keys (kid, public_jwk, private_jwk) values ($1, $2::text::jsonb, $3::text::jsonb)', [
       kid, JSON.stringify(publicJwk), JSON.stringify(privateJwk),
     ]);
     return [{ kid, public_jwk: publicJwk, private_jwk: privateJwk }];

@@ -1,4 +1,42 @@
-import type { RouteSpec } from '../http/route.js';
+import { z } from 'zod';
+import { aggregateBenchmarks, getBenchmark, internalTokenMatches } from '../domain/benchmarks.js';
+import { notFound, unauthorized } from '../http/errors.js';
+import { defineRoute, type RouteSpec } from '../http/route.js';
 
-/** Routes behind X-Internal-Token (the benchmark aggregate); filled by the benchmarks area. */
-export const internalRoutes: RouteSpec<any, any>[] = [];
+const UUID = z.string().uuid();
+
+/** Routes behind X-Internal-Token (the benchmark aggregate), and the public page of a submitted benchmark. */
+export const internalRoutes: RouteSpec<any, any>[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/internal/benchmark-aggregate',
+    auth: 'public',
+    async handler({ services, headers }) {
+      if (!internalTokenMatches(headers['x-internal-token'])) throw unauthorized('Missing or invalid X-Internal-Token');
+      const rows = await aggregateBenchmarks(services.db);
+      return { body: { data: rows, groups: rows.length, runs: rows.reduce((s, r) => s + r.runs, 0), generated_at: new Date().toISOString() } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/benchmarks/:benchmark_id',
+    auth: 'public',
+    async handler({ services, params }) {
+      const id = params.benchmark_id ?? '';
+      if (!UUID.safeParse(id).success) throw notFound('Benchmark not found');
+      const row = await getBenchmark(services.db, id);
+      if (!row) throw notFound('Benchmark not found');
+      return {
+        body: {
+          id: row.id,
+          model: row.model,
+          quantization: row.quantization,
+          hardware: row.hardware,
+          tokens_per_second: Number(row.tokens_per_second),
+          notes: row.notes,
+          submitted_at: new Date(row.created_at).toISOString(),
+        },
+      };
+    },
+  }),
+];

@@ -68,6 +68,9 @@ describe(`discovery documents (${DB_KIND})`, () => {
     const { payload, protectedHeader } = await jwtVerify(token, await importJWK(jwk, 'EdDSA'));
     expect(payload.hello).toBe('world');
     expect(protectedHeader.kid).toBe(jwk.kid);
+    // Stored as JSON objects (not JSON strings), so keys load again after a restart on both drivers.
+    const [row] = await server.app.services.db.query<{ t: string }>('select jsonb_typeof(private_jwk) as t from signing_keys');
+    expect(row!.t).toBe('object');
   });
 
   it('registers only catalogue tools, with the catalogue category and plan tag', () => {

@@ -1,0 +1,187 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpsRequest } from 'node:https';
+import { BlockList, isIP } from 'node:net';
+
+/** A URL the service refuses to fetch (scheme, address, size, redirect or timeout). */
+export class FetchRefusedError extends Error {
+  constructor(
+    readonly reason: 'scheme' | 'address' | 'redirect' | 'size' | 'timeout' | 'status' | 'invalid_url' | 'network',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'FetchRefusedError';
+  }
+}
+
+// Private, loopback, link-local, shared, documentation, multicast and reserved ranges (v4 and v6).
+const BLOCKED = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15],
+  ['198.51.100.0', 24], ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) BLOCKED.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['::', 96], ['100::', 64], ['2001::', 23], ['2001:db8::', 32], ['2002::', 16],
+  ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
+] as const) BLOCKED.addSubnet(net, prefix, 'ipv6');
+
+/** The IPv4 address embedded in an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::/96) IPv6 address. */
+function embeddedV4(address: string): string | null {
+  const lower = address.toLowerCase();
+  const m = /^(?:::ffff:|64:ff9b::)(?:0:)?(.+)$/.exec(lower);
+  if (!m) return null;
+  const rest = m[1]!;
+  if (isIP(rest) === 4) return rest;
+  const hex = /^([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(rest);
+  if (!hex) return null;
+  const hi = parseInt(hex[1]!, 16);
+  const lo = parseInt(hex[2]!, 16);
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+}
+
+/** True when the address may be fetched: a public unicast address. */
+export function isPublicAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = isIP(bare);
+  if (family === 4) return !BLOCKED.check(bare, 'ipv4');
+  if (family === 6) {
+    const v4 = embeddedV4(bare);
+    if (v4) return isPublicAddress(v4);
+    return !BLOCKED.check(bare, 'ipv6');
+  }
+  return false;
+}
+
+export interface SafeFetchOptions {
+  maxBytes: number;
+  timeoutMs: number;
+  maxRedirects?: number;
+  /** Test hook only: resolve names differently (never set in production code). */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
+  /**
+   * Test hook only, for fetching from a local HTTPS server in tests: addresses this returns true for
+   * pass the public-address check, and `ca` is trusted. Production callers never pass it.
+   */
+  testHooks?: { allowAddress?: (address: string) => boolean; ca?: string | Buffer };
+}
+
+/** Resolves a host and refuses it unless every address is public (a name may not mix public and private). */
+export async function vetHost(
+  host: string,
+  resolve = defaultResolve,
+  allowAddress?: (address: string) => boolean,
+): Promise<{ address: string; family: number }> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  const lower = bare.toLowerCase().replace(/\.$/, '');
+  if (lower === 'localhost' || lower.endsWith('.localhost') || lower.endsWith('.local') || lower.endsWith('.internal')) {
+    throw new FetchRefusedError('address', `refusing to fetch from ${host}: local host name`);
+  }
+  const literal = isIP(bare);
+  const addresses = literal ? [{ address: bare, family: literal }] : await resolve(bare).catch(() => {
+    throw new FetchRefusedError('network', `cannot resolve ${host}`);
+  });
+  if (addresses.length === 0) throw new FetchRefusedError('network', `cannot resolve ${host}`);
+  for (const a of addresses) {
+    if (!isPublicAddress(a.address) && !allowAddress?.(a.address)) throw new FetchRefusedError('address', `refusing to fetch from ${host}: ${a.address} is not a public address`);
+  }
+  return addresses[0]!;
+}
+
+async function defaultResolve(host: string) {
+  return dnsLookup(host, { all: true, verbatim: true });
+}
+
+/** Parses and checks a URL before any network work: https only, no credentials. */
+export function checkUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchRefusedError('invalid_url', 'file_url is not a valid URL');
+  }
+  if (url.protocol !== 'https:') throw new FetchRefusedError('scheme', `only https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
+  if (url.username || url.password) throw new FetchRefusedError('invalid_url', 'URLs with credentials are refused');
+  return url;
+}
+
+/**
+ * Fetches a public HTTPS URL with SSRF protection: the host is resolved and every address vetted,
+ * the connection is pinned to the vetted address (no DNS rebinding), redirects are followed
+ * manually and re-vetted, the body is capped at maxBytes and the whole fetch at timeoutMs.
+ */
+export async function fetchPublicHttps(raw: string, options: SafeFetchOptions): Promise<{ text: string; contentType: string | null; finalUrl: string }> {
+  const deadline = Date.now() + options.timeoutMs;
+  let url = checkUrl(raw);
+  for (let hop = 0; hop <= (options.maxRedirects ?? 3); hop++) {
+    const pinned = await vetHost(url.hostname, options.resolve, options.testHooks?.allowAddress);
+    const remaining = deadline - Date.now();
+    if (remaining <= 0) throw new FetchRefusedError('timeout', 'fetch timed out');
+    const res = await getOnce(url, pinned, options.maxBytes, remaining, options.testHooks?.ca);
+    if (res.location) {
+      url = checkUrl(new URL(res.location, url).toString());
+      continue;
+    }
+    return { text: res.body, contentType: res.contentType, finalUrl: url.toString() };
+  }
+  throw new FetchRefusedError('redirect', 'too many redirects');
+}
+
+function getOnce(url: URL, pinned: { address: string; family: number }, maxBytes: number, timeoutMs: number, ca?: string | Buffer): Promise<{ body: string; contentType: string | null; location: string | null }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      {
+        host: url.hostname,
+        servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname,
+        port: url.port || 443,
+        path: `${url.pathname}${url.search}`,
+        method: 'GET',
+        headers: { 'user-agent': 'semantic-compression-service/ingest', accept: 'text/*, application/json;q=0.9, */*;q=0.5' },
+        // Pin the socket to the vetted address so a second lookup cannot rebind to a private one.
+        // (Node's autoSelectFamily asks with { all: true } and expects an array.)
+        lookup: (_host, opts, cb) => {
+          if ((opts as { all?: boolean }).all) (cb as (err: Error | null, addresses: { address: string; family: number }[]) => void)(null, [pinned]);
+          else (cb as (err: Error | null, address: string, family: number) => void)(null, pinned.address, pinned.family);
+        },
+        timeout: timeoutMs,
+        ...(ca ? { ca } : {}),
+      },
+      (res) => {
+        const status = res.statusCode ?? 0;
+        if (status >= 300 && status < 400 && res.headers.location) {
+          res.resume();
+          resolve({ body: '', contentType: null, location: res.headers.location });
+          return;
+        }
+        if (status < 200 || status >= 300) {
+          res.resume();
+          reject(new FetchRefusedError('status', `the server answered ${status}`));
+          return;
+        }
+        const declared = Number(res.headers['content-length'] ?? NaN);
+        if (Number.isFinite(declared) && declared > maxBytes) {
+          res.destroy();
+          reject(new FetchRefusedError('size', `the document exceeds ${maxBytes} bytes`));
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(new FetchRefusedError('size', `the document exceeds ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), contentType: (res.headers['content-type'] as string | undefined) ?? null, location: null }));
+        res.on('error', (err) => reject(new FetchRefusedError('network', err.message)));
+      },
+    );
+    const timer = setTimeout(() => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')), timeoutMs);
+    req.on('close', () => clearTimeout(timer));
+    req.on('timeout', () => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')));
+    req.on('error', (err) => reject(err instanceof FetchRefusedError ? err : new FetchRefusedError('network', err.message)));
+    req.end();
+  });
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { BENCHMARKS_PER_HOUR, submitBenchmark } from '../../domain/benchmarks.js';
+import { defineTool, ToolError, type ToolContext } from '../tool.js';
+
+/** Public base URL for links: PUBLIC_URL when configured, else this instance's listen address. */
+function publicBase(ctx: ToolContext): string {
+  const { publicUrl, host, port } = ctx.services.config;
+  if (publicUrl) return publicUrl.replace(/\/$/, '');
+  const h = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
+}
+
+const label = z.string().trim().min(1).max(200);
+
+export const benchmarkTools = [
+  defineTool({
+    name: 'gc_submit_benchmark',
+    category: 'platform',
+    plan: 'free',
+    advisory: true,
+    description: `Submits an inference benchmark run (model, quantization, hardware, tokens_per_second, optional notes); it is published immediately at public_url. At most ${BENCHMARKS_PER_HOUR} runs per hour per key.`,
+    input: z
+      .object({
+        model: label.describe('Model name, e.g. llama-3.1-8b-instruct'),
+        quantization: label.describe('e.g. Q4_K_M, fp16, int8'),
+        hardware: label.describe('e.g. RTX 4090, M3 Max 64GB'),
+        tokens_per_second: z.number().positive().max(1_000_000),
+        notes: z.string().max(2000).optional(),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      const outcome = await submitBenchmark(ctx.services.db, {
+        userId: ctx.principal.userId,
+        keyId: ctx.principal.keyId,
+        model: args.model,
+        quantization: args.quantization,
+        hardware: args.hardware,
+        tokensPerSecond: args.tokens_per_second,
+        notes: args.notes ?? null,
+      });
+      if (outcome.kind === 'rate_limited') {
+        throw new ToolError('rate_limited', `At most ${BENCHMARKS_PER_HOUR} benchmark runs per hour per key`, {
+          retry_after_seconds: outcome.retryAfterSeconds,
+          limit_per_hour: BENCHMARKS_PER_HOUR,
+        });
+      }
+      const row = outcome.row;
+      return {
+        result: {
+          benchmark_id: row.id,
+          public_url: `${publicBase(ctx)}/benchmarks/${row.id}`,
+          published: true,
+          model: row.model,
+          quantization: row.quantization,
+          hardware: row.hardware,
+          tokens_per_second: Number(row.tokens_per_second),
+          notes: row.notes,
+          submitted_at: new Date(row.created_at).toISOString(),
+        },
+      };
+    },
+  }),
+];

@@ -1,0 +1,27 @@
+import type { ToolContext } from '../tool.js';
+
+/** In-flight pool tasks one tool call may hold: a fraction of the queue, at least the thread count. */
+export function poolFanout(ctx: ToolContext): number {
+  const s = ctx.services.pool.stats();
+  return Math.max(2, Math.min(32, Math.floor(s.max_queue / 4), s.threads * 4));
+}
+
+/** Exact token counts of many texts, each counted in the pool (never on the event loop). */
+export async function countMany(ctx: ToolContext, texts: readonly string[], model?: string | null): Promise<number[]> {
+  return (await countManyTasks(ctx, texts, model)).tokens;
+}
+
+/** countMany, also reporting how many pool tasks it took (one when 'countTokensMany' is registered). */
+export async function countManyTasks(ctx: ToolContext, texts: readonly string[], model?: string | null): Promise<{ tokens: number[]; tasks: number }> {
+  if (texts.length === 0) return { tokens: [], tasks: 0 };
+  const { tokens } = await ctx.services.pool.run('countTokensMany', { texts: [...texts], model: model ?? null }, ctx.signal);
+  return { tokens, tasks: 1 };
+}
+
+export async function countOne(ctx: ToolContext, text: string, model?: string | null): Promise<number> {
+  return text.length === 0 ? 0 : (await ctx.services.pool.run('countTokens', { text, model: model ?? null }, ctx.signal)).tokens;
+}
+
+export function savings(original: number, compressed: number): number {
+  return original > 0 ? Math.round(((original - compressed) / original) * 1000) / 10 : 0;
+}

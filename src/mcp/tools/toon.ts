@@ -1,0 +1,80 @@
+import { decode, encode, ToonDecodeError } from '@toon-format/toon';
+import { z } from 'zod';
+import { defineTool, ToolError } from '../tool.js';
+import { countMany, countOne, savings } from './pooled.js';
+
+/** TOON (Token-Oriented Object Notation) through the official @toon-format/toon package, so output matches it exactly. */
+const MAX_TOON_CHARS = 2_000_000;
+const DELIMITER = { comma: ',', tab: '\t', pipe: '|' } as const;
+
+export const toonTools = [
+  defineTool({
+    name: 'toon_encode',
+    category: 'general',
+    plan: 'pro',
+    description:
+      'Encodes JSON data as TOON (Token-Oriented Object Notation; official @toon-format/toon encoder): uniform arrays of objects become tables. Give data (any JSON value) or json (a JSON string).',
+    input: z
+      .object({
+        data: z.unknown().optional().describe('Any JSON value'),
+        json: z.string().max(MAX_TOON_CHARS).optional().describe('The same as a JSON string'),
+        indent: z.number().int().min(1).max(8).default(2),
+        delimiter: z.enum(['comma', 'tab', 'pipe']).default('comma'),
+        key_folding: z.enum(['off', 'safe']).default('off'),
+      })
+      .strict()
+      .refine((a) => (a.data === undefined) !== (a.json === undefined), { message: 'Give exactly one of data or json', path: ['data'] }),
+    async handler(args, ctx) {
+      let value: unknown = args.data;
+      if (args.json !== undefined) {
+        try {
+          value = JSON.parse(args.json);
+        } catch (err) {
+          throw new ToolError('validation_error', 'json is not valid JSON', { issues: [{ loc: ['json'], msg: (err as Error).message, type: 'value_error' }] });
+        }
+      }
+      const toon = encode(value, { indent: args.indent, delimiter: DELIMITER[args.delimiter], keyFolding: args.key_folding });
+      const jsonText = args.json ?? JSON.stringify(value);
+      const [jsonTokens, toonTokens] = await countMany(ctx, [jsonText, toon]);
+      return {
+        result: {
+          toon,
+          json_tokens: jsonTokens!,
+          toon_tokens: toonTokens!,
+          tokens_saved: jsonTokens! - toonTokens!,
+          savings_percent: savings(jsonTokens!, toonTokens!),
+          options: { indent: args.indent, delimiter: args.delimiter, key_folding: args.key_folding },
+        },
+        usage: { inputTokens: jsonTokens!, outputTokens: toonTokens!, inputText: jsonText },
+      };
+    },
+  }),
+  defineTool({
+    name: 'toon_decode',
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'Decodes TOON text back to JSON (official @toon-format/toon decoder; strict by default).',
+    input: z
+      .object({
+        toon: z.string().max(MAX_TOON_CHARS),
+        indent: z.number().int().min(1).max(8).default(2),
+        strict: z.boolean().default(true),
+        expand_paths: z.enum(['off', 'safe']).default('off'),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      let data: unknown;
+      try {
+        data = decode(args.toon, { indent: args.indent, strict: args.strict, expandPaths: args.expand_paths });
+      } catch (err) {
+        if (err instanceof ToonDecodeError || err instanceof SyntaxError || err instanceof RangeError || err instanceof TypeError) {
+          throw new ToolError('validation_error', `Invalid TOON: ${(err as Error).message}`, { issues: [{ loc: ['toon'], msg: (err as Error).message, type: 'value_error' }] });
+        }
+        throw err;
+      }
+      const json = JSON.stringify(data);
+      return { result: { data, json, toon_tokens: await countOne(ctx, args.toon) } };
+    },
+  }),
+];
