@@ -3,6 +3,7 @@ import { memoryCache, redisCache } from './cache/semanticCache.js';
 import { startRevocationBus } from './auth/revocation.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
+import { startCommerce, type CommerceSettings } from './domain/commerce.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
@@ -25,7 +26,12 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-export async function startApp(config: Config, log: Logger = createLogger()): Promise<RunningApp> {
+export interface AppOptions {
+  /** Commerce provider settings over the environment's (tests point them at local sinks). */
+  commerce?: Partial<CommerceSettings>;
+}
+
+export async function startApp(config: Config, log: Logger = createLogger(), options: AppOptions = {}): Promise<RunningApp> {
   // Everything opened so far, closed in reverse if a later step fails (or on shutdown).
   const opened: (() => Promise<void>)[] = [];
   const unwind = async () => {
@@ -58,6 +64,9 @@ export async function startApp(config: Config, log: Logger = createLogger()): Pr
     const mcpSessions = new SessionStore(services);
     opened.push(() => mcpSessions.closeAll());
     const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
+    // Provider clients, their breakers (shown in diagnostics) and the outbox sender.
+    const commerce = await startCommerce(services, options.commerce);
+    opened.push(() => commerce.close());
     const http = await startHttpServer(allRoutes, services, {
       host: config.host,
       port: config.port,

@@ -11,6 +11,8 @@ export interface RequestContext<B = unknown, Q = unknown> {
   params: Record<string, string>;
   query: Q;
   body: B;
+  /** The body bytes as received (webhook signatures are computed over them). */
+  rawBody: Buffer | null;
   /** Lower-cased header names. */
   headers: Record<string, string>;
   requestId: string;

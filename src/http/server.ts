@@ -125,6 +125,7 @@ export function startHttpServer(
       params,
       query,
       body,
+      rawBody,
       headers: incoming.headers,
       requestId: incoming.requestId,
       principal: principal!,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compressCodeForCaller, structuralForCaller } from '../domain/codeCompression.js';
+import { recordPaymentInBackground } from '../domain/payments.js';
 import { recordUsageInBackground } from '../domain/usage.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity, modelName } from './schemas.js';
@@ -31,9 +32,10 @@ export const codeRoutes = [
     path: '/v1/compress-code',
     auth: 'key',
     body: CompressCodeBody,
-    async handler({ body, principal, services, signal }) {
+    async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await compressCodeForCaller(services, principal, body, signal);
+      recordPaymentInBackground(services, principal, headers, result.original_tokens - result.compressed_tokens);
       recordUsageInBackground(services, {
         principal, method: 'REST', fidelity: body.fidelity, model: body.model, status: 'success',
         inputTokens: result.original_tokens, outputTokens: result.compressed_tokens,
@@ -47,9 +49,10 @@ export const codeRoutes = [
     path: '/v1/compress-code/structural',
     auth: 'key',
     body: StructuralBody,
-    async handler({ body, principal, services, signal }) {
+    async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await structuralForCaller(services, principal, body, signal);
+      recordPaymentInBackground(services, principal, headers, result.original_tokens - result.compressed_tokens);
       recordUsageInBackground(services, {
         principal, method: 'REST', fidelity: result.fidelity, model: body.model, status: 'success',
         inputTokens: result.original_tokens, outputTokens: result.compressed_tokens,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
 import { compressForCaller, compressThroughCache } from '../domain/compression.js';
+import { recordPaymentInBackground } from '../domain/payments.js';
 import { recordUsageInBackground } from '../domain/usage.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
@@ -51,9 +52,10 @@ export const compressRoutes = [
     path: '/v1/compress',
     auth: 'key',
     body: CompressBody,
-    async handler({ body, principal, services, signal }) {
+    async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await compressThroughCache(services, principal, body, signal);
+      recordPaymentInBackground(services, principal, headers, result.originalTokens - result.compressedTokens);
       recordUsageInBackground(services, {
         principal,
         method: 'REST',

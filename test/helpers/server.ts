@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { startApp, type RunningApp } from '../../src/app.js';
+import { startApp, type AppOptions, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/log.js';
 
@@ -44,13 +44,13 @@ export async function freshDatabase(): Promise<{ databaseUrl: string | null; dat
   };
 }
 
-export async function startTestServer(overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<TestServer> {
   const database = await freshDatabase();
   const config = loadConfig(
     {},
     { host: '127.0.0.1', port: 0, poolThreads: 2, databaseUrl: database.databaseUrl, dataDir: database.dataDir, shutdownGraceMs: 5000, ...overrides },
   );
-  const app = await startApp(config, createLogger(process.env.TEST_LOGS === 'true'));
+  const app = await startApp(config, createLogger(process.env.TEST_LOGS === 'true'), options);
   const url = `http://127.0.0.1:${app.port}`;
   const ownerKey = app.ownerKey!;
   return {

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { audit } from '../domain/audit.js';
+import { getCommerce } from '../domain/commerce.js';
+import { createLead } from '../domain/leads.js';
+import { defineRoute } from '../http/route.js';
+
+const CreateLeadBody = z
+  .object({
+    email: z.string().email().max(320),
+    name: z.string().min(1).max(200).nullish(),
+    company: z.string().min(1).max(200).nullish(),
+    message: z.string().max(5000).nullish(),
+    plan_interest: z.enum(['pro', 'team', 'enterprise', 'self_hosted']).nullish(),
+    source: z.string().max(100).nullish(),
+  })
+  .strict();
+
+export const leadRoutes = [
+  // CreateLeadRequest -> LeadResponse (201); the sales-inbox notification goes through the outbox.
+  defineRoute({
+    method: 'POST',
+    path: '/v1/leads',
+    auth: 'key',
+    body: CreateLeadBody,
+    async handler({ services, principal, body, requestId }) {
+      const commerce = await getCommerce(services);
+      const { lead } = await createLead(services.db, principal.userId, body, commerce.settings.salesInbox);
+      void commerce.outbox.drainOnce().catch(() => 0);
+      await audit(services, principal, 'lead.create', { type: 'lead', id: lead.id }, 'success', { requestId, detail: { plan_interest: lead.plan_interest } });
+      return {
+        status: 201,
+        body: { id: lead.id, email: lead.email, name: lead.name, company: lead.company, plan_interest: lead.plan_interest, status: 'received', notification: 'queued', created_at: lead.created_at },
+      };
+    },
+  }),
+];
