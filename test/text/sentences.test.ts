@@ -34,3 +34,16 @@ describe('sentence splitter', () => {
     }
   });
 });
+
+describe('sentence splitter on hostile input', () => {
+  it('stays linear on long space-free runs', async () => {
+    const { splitSentences } = await import('../../workers/text/sentences.js');
+    for (const unit of ['a.', 'a-', 'a/', 'x.y/']) {
+      const text = `Start here. ${unit.repeat(20_000)} End there.`;
+      const t0 = performance.now();
+      const spans = splitSentences(text);
+      expect(performance.now() - t0, unit).toBeLessThan(300);
+      expect(text.slice(spans.at(-1)!.start, spans.at(-1)!.end)).toMatch(/End there\.$/);
+    }
+  });
+});

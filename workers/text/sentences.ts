@@ -21,10 +21,13 @@ const SENTENCE_START = /^[\p{Lu}\p{N}"'“‘(\[*_`#>\-•]/u;
 /** Over-long "sentences" (tables flattened to one line, minified text) are cut so selection stays fine-grained. */
 const MAX_SENTENCE_CHARS = 600;
 
-/** Replace code spans and URLs/paths with same-length filler so their dots are never boundaries. */
+/** Space-free runs this long hold no sentence boundary, and would make the URL pattern backtrack quadratically. */
+const LONG_RUN = /\S{160,}/g;
+
+/** Replace long runs, code spans and URLs/paths with same-length filler so their dots are never boundaries. */
 function mask(text: string): string {
   const fill = (m: string) => 'x'.repeat(m.length);
-  return text.replace(CODE_SPAN, fill).replace(URL_OR_PATH, fill);
+  return text.replace(LONG_RUN, fill).replace(CODE_SPAN, fill).replace(URL_OR_PATH, fill);
 }
 
 function isAbbreviation(before: string): boolean {
