@@ -1,5 +1,6 @@
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
-import { compressText, type CompressTextInput } from '../text/index.js';
+import type { CompressTextInput } from '../text/index.js';
+import { textTasks } from '../text/tasks.js';
 import { decodeMetaTokens, encodeMetaTokens, identityEncoding, MetaDecodeError } from './metaTokens.js';
 import { compressToolOutput, type ToolOutputOptions } from './toolOutput.js';
 
@@ -33,5 +34,5 @@ export const toolTasks = {
     const tokenizer = tokenizerFor(model);
     return { tokens: texts.map((t) => countTokens(t, tokenizer)), tokenizer };
   },
-  compressMany: ({ items }: { items: CompressTextInput[] }) => Promise.all(items.map((item) => compressText(item))),
+  compressMany: ({ items }: { items: CompressTextInput[] }) => Promise.all(items.map((item) => textTasks.compress(item))),
 };
