@@ -74,9 +74,9 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
           return;
         }
       } else if (method === 'POST' && isInitialize(parsed)) {
-        entry = await sessions.open(principal);
+        entry = await sessions.open(principal, baseUrl(services, headers));
       } else {
-        entry = await sessions.oneShot(principal);
+        entry = await sessions.oneShot(principal, baseUrl(services, headers));
       }
       try {
         const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {

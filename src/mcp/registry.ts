@@ -28,7 +28,7 @@ export function toolList() {
     name: t.name,
     description: `${t.description} [plan:${t.plan}] [category:${t.category}]`,
     inputSchema: inputJsonSchema(t as ToolDefinition),
-    annotations: { title: t.name, readOnlyHint: !!(t as ToolDefinition).advisory },
+    annotations: { title: t.name, readOnlyHint: !!(t as ToolDefinition).readOnly },
   }));
   return listCache;
 }

@@ -9,7 +9,7 @@ import type { SessionState } from './session.js';
 export const SERVER_INFO = { name: 'semantic-compression-service', title: 'Semantic Compression Service' };
 
 /** One low-level MCP server per session (or per stateless request), bound to its caller. */
-export function createMcpServer(services: Services, principal: Principal, session: SessionState): Server {
+export function createMcpServer(services: Services, principal: Principal, session: SessionState, baseUrl: string): Server {
   const server = new Server(
     { ...SERVER_INFO, version: services.config.version },
     {
@@ -24,6 +24,7 @@ export function createMcpServer(services: Services, principal: Principal, sessio
       principal,
       session,
       client: server.getClientVersion()?.name ?? null,
+      baseUrl,
       signal: extra.signal,
     }),
   );

@@ -40,9 +40,9 @@ export class SessionStore {
     return entry;
   }
 
-  async open(principal: Principal): Promise<McpEntry> {
+  async open(principal: Principal, baseUrl: string): Promise<McpEntry> {
     const state = newSessionState(null);
-    const server = createMcpServer(this.services, principal, state);
+    const server = createMcpServer(this.services, principal, state, baseUrl);
     const entry: McpEntry = { server, state, ownerId: principal.userId, lastSeen: Date.now(), ephemeral: false } as McpEntry;
     entry.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -60,9 +60,9 @@ export class SessionStore {
   }
 
   /** A one-shot server for callers that send no session id and no initialize. */
-  async oneShot(principal: Principal): Promise<McpEntry> {
+  async oneShot(principal: Principal, baseUrl: string): Promise<McpEntry> {
     const state = newSessionState(null);
-    const server = createMcpServer(this.services, principal, state);
+    const server = createMcpServer(this.services, principal, state, baseUrl);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     return { transport, server, state, ownerId: principal.userId, lastSeen: Date.now(), ephemeral: true };

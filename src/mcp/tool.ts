@@ -15,6 +15,8 @@ export interface ToolContext {
   session: SessionState;
   /** The MCP client's name from initialize's clientInfo, when known. */
   client: string | null;
+  /** Public base URL as the client reached us (PUBLIC_URL, else the request's Host). */
+  baseUrl: string;
   signal?: AbortSignal;
 }
 
@@ -41,6 +43,8 @@ export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   input: S;
   /** Non-compressing helper calls are recorded with method mcp_advisory. */
   advisory?: boolean;
+  /** Reads only: advertised to clients as readOnlyHint. */
+  readOnly?: boolean;
   /** Knowledge, plan, task and workflow tools need a project-bound key. */
   needsProject?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;

@@ -20,6 +20,7 @@ const PERIOD_START_SQL = {
 export const advisoryTools = [
   defineTool({
     name: 'check_context_budget',
+    readOnly: true,
     category: 'advisory',
     plan: 'free',
     advisory: true,
@@ -46,6 +47,7 @@ export const advisoryTools = [
   }),
   defineTool({
     name: 'gc_pre_flight',
+    readOnly: true,
     category: 'platform',
     plan: 'free',
     advisory: true,
@@ -88,6 +90,7 @@ export const advisoryTools = [
   }),
   defineTool({
     name: 'check_budget',
+    readOnly: true,
     category: 'advisory',
     plan: 'free',
     advisory: true,
@@ -138,6 +141,7 @@ export const advisoryTools = [
   }),
   defineTool({
     name: 'check_environment',
+    readOnly: true,
     category: 'advisory',
     plan: 'free',
     advisory: true,

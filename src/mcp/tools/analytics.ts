@@ -5,6 +5,7 @@ import { countInPool } from './tokens.js';
 export const analyticsTools = [
   defineTool({
     name: 'estimate_tokens',
+    readOnly: true,
     category: 'analytics',
     plan: 'free',
     advisory: true,

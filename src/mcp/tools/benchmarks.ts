@@ -1,14 +1,6 @@
 import { z } from 'zod';
 import { BENCHMARKS_PER_HOUR, submitBenchmark } from '../../domain/benchmarks.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
-
-/** Public base URL for links: PUBLIC_URL when configured, else this instance's listen address. */
-function publicBase(ctx: ToolContext): string {
-  const { publicUrl, host, port } = ctx.services.config;
-  if (publicUrl) return publicUrl.replace(/\/$/, '');
-  const h = host === '0.0.0.0' || host === '::' ? 'localhost' : host;
-  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
-}
+import { defineTool, ToolError } from '../tool.js';
 
 const label = z.string().trim().min(1).max(200);
 
@@ -48,7 +40,7 @@ export const benchmarkTools = [
       return {
         result: {
           benchmark_id: row.id,
-          public_url: `${publicBase(ctx)}/benchmarks/${row.id}`,
+          public_url: `${ctx.baseUrl}/benchmarks/${row.id}`,
           published: true,
           model: row.model,
           quantization: row.quantization,

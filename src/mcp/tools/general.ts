@@ -15,6 +15,7 @@ const sizeInput = {
 export const generalTools = [
   defineTool({
     name: 'get_compression_presets',
+    readOnly: true,
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -24,6 +25,7 @@ export const generalTools = [
   }),
   defineTool({
     name: 'get_compression_profile',
+    readOnly: true,
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -55,6 +57,7 @@ export const generalTools = [
   }),
   defineTool({
     name: 'recommend_fidelity',
+    readOnly: true,
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -78,6 +81,7 @@ export const generalTools = [
   }),
   defineTool({
     name: 'should_compress',
+    readOnly: true,
     category: 'general',
     plan: 'free',
     advisory: true,

@@ -5,6 +5,7 @@ import { defineTool, ToolError } from '../tool.js';
 export const helpTools = [
   defineTool({
     name: 'tool_help',
+    readOnly: true,
     category: 'general',
     plan: 'free',
     advisory: true,

@@ -11,6 +11,7 @@ const pair = {
 export const qualityTools = [
   defineTool({
     name: 'detect_hallucination',
+    readOnly: true,
     category: 'general',
     plan: 'pro',
     advisory: true,
@@ -22,6 +23,7 @@ export const qualityTools = [
   }),
   defineTool({
     name: 'check_blind_spots',
+    readOnly: true,
     category: 'advisory',
     plan: 'pro',
     advisory: true,
@@ -33,6 +35,7 @@ export const qualityTools = [
   }),
   defineTool({
     name: 'verify_compression',
+    readOnly: true,
     category: 'general',
     plan: 'pro',
     advisory: true,
