@@ -1,0 +1,71 @@
+import { splitIdentifier } from './text.js';
+
+const STOP = new Set(['the', 'a', 'an', 'of', 'to', 'in', 'is', 'and', 'or', 'for', 'on', 'with', 'how', 'what', 'where', 'does', 'do', 'which', 'that', 'this', 'it', 'be', 'are', 'by', 'as', 'from', 'at', 'when', 'why']);
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+/** Query or doc text -> terms: identifiers split on camelCase/snake_case, lower-cased, stop words removed. */
+export function terms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD)) for (const t of splitIdentifier(m[0])) if (t.length > 1 && !STOP.has(t)) out.push(t);
+  return out;
+}
+
+/** Raw words of a text (identifiers before splitting). */
+export function words(text: string): string[] {
+  return text.match(WORD) ?? [];
+}
+
+/**
+ * Okapi BM25 over documents given as raw words (identifiers, doc words, path segments).
+ * Only the query's terms are ever counted: each distinct word is split once into terms and
+ * mapped to (term count, query-term hits), so a 60k-unit repository scores in one linear pass
+ * without building a full inverted index.
+ */
+export function bm25Search(docs: string[][], query: string, k1 = 1.2, b = 0.75): Array<[number, number]> {
+  const qTerms = [...new Set(terms(query))];
+  if (qTerms.length === 0 || docs.length === 0) return [];
+  const qIndex = new Map(qTerms.map((t, i) => [t, i]));
+  const memo = new Map<string, { len: number; hits: number[] }>();
+  const lengths = new Float64Array(docs.length);
+  const matches: Array<[number, Float64Array]> = [];
+  const df = new Float64Array(qTerms.length);
+  let tf = new Float64Array(qTerms.length);
+  let total = 0;
+  for (let d = 0; d < docs.length; d++) {
+    let len = 0;
+    let any = false;
+    for (const word of docs[d]!) {
+      let info = memo.get(word);
+      if (!info) {
+        const ts = splitIdentifier(word).filter((t) => t.length > 1 && !STOP.has(t));
+        info = { len: ts.length, hits: ts.map((t) => qIndex.get(t)).filter((x): x is number => x !== undefined) };
+        memo.set(word, info);
+      }
+      len += info.len;
+      for (const h of info.hits) {
+        tf[h]!++;
+        any = true;
+      }
+    }
+    lengths[d] = len;
+    total += len;
+    if (any) {
+      for (let q = 0; q < tf.length; q++) if (tf[q]! > 0) df[q]!++;
+      matches.push([d, tf]);
+      tf = new Float64Array(qTerms.length);
+    }
+  }
+  const n = docs.length;
+  const avg = total / n || 1;
+  const idf = Array.from(df, (f) => Math.log(1 + (n - f + 0.5) / (f + 0.5)));
+  const scored: Array<[number, number]> = matches.map(([d, counts]) => {
+    let score = 0;
+    const norm = k1 * (1 - b + (b * lengths[d]!) / avg);
+    for (let q = 0; q < counts.length; q++) {
+      const c = counts[q]!;
+      if (c > 0) score += (idf[q]! * c * (k1 + 1)) / (c + norm);
+    }
+    return [d, score];
+  });
+  return scored.sort((x, y) => y[1] - x[1]);
+}

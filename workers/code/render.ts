@@ -1,0 +1,150 @@
+import { countTokens, type TokenizerName } from '../shared/tokens.js';
+import type { CodeIndex } from './codeindex.js';
+import { indentAt } from './text.js';
+
+export type Tier = 'full' | 'signature' | 'outline';
+
+interface Piece {
+  unit: number;
+  tier: Tier;
+  text: string;
+  tokens: number;
+}
+
+const FULL_SHARE = 0.5;
+const SIGNATURE_SHARE = 0.85;
+
+/** First lines of a doc, closed in the doc's own syntax so the snippet stays well-formed. */
+export function shortDoc(doc: string, maxLines = 3): string {
+  const lines = doc.trim().split('\n');
+  if (lines.length <= maxLines) return lines.join('\n');
+  const quote = /^[rbuRBU]*("""|\'\'\'|"|')/.exec(lines[0]!)?.[1];
+  if (quote) return `${lines[0]!.trimEnd()} …${quote}`;
+  if (lines[0]!.trimStart().startsWith('/*')) return `${lines.slice(0, 2).join('\n')}\n */`;
+  return lines.slice(0, 2).join('\n');
+}
+
+/** Signature-only rendering of a unit in its language's idiom, with a short doc. */
+export function signatureText(index: CodeIndex, i: number): string {
+  const u = index.units[i]!;
+  const a = index.analyses[index.table.fileOf[i]!]!;
+  const indent = indentAt(a.content, u.start);
+  const doc = u.doc ? shortDoc(u.doc) : null;
+  if (a.language === 'python') {
+    if (u.bodyStart === null) return indent + u.signature;
+    const inner = indentAt(a.content, u.bodyStart);
+    const bodyIndent = inner.length > indent.length ? inner : `${indent}    `;
+    return doc ? `${indent}${u.signature}\n${bodyIndent}${doc}\n${bodyIndent}...` : `${indent}${u.signature} ...`;
+  }
+  const head = doc ? `${doc.split('\n').map((l) => indent + l.trim()).join('\n')}\n` : '';
+  const tail = u.bodyStart !== null ? ' { … }' : '';
+  return `${head}${indent}${u.signature}${tail}`;
+}
+
+function fullText(index: CodeIndex, i: number): string {
+  const u = index.units[i]!;
+  const a = index.analyses[index.table.fileOf[i]!]!;
+  const doc = a.language !== 'python' && u.doc ? `${indentAt(a.content, u.start)}${u.doc.trim()}\n` : '';
+  return `${doc}${indentAt(a.content, u.start)}${a.content.slice(u.start, u.end)}`;
+}
+
+/**
+ * Fill the budget in rank order: the top units in full (up to half the budget), the next as
+ * signatures (up to 85%), the rest as one outline line per file. Output grouped by file, in line order.
+ */
+export function renderBudget(index: CodeIndex, order: number[], budget: number, tokenizer: TokenizerName): { output: string; tiers: Map<number, Tier> } {
+  const pieces: Piece[] = [];
+  const tiers = new Map<number, Tier>();
+  const covered = (i: number): boolean => {
+    for (let p = index.units[i]!.parent; p >= 0; p = index.units[p]!.parent) if (tiers.get(p) === 'full') return true;
+    return false;
+  };
+  const headerCost = 8;
+  const filesUsed = new Set<number>();
+  let used = 0;
+  const cost = (i: number, tokens: number): number => tokens + 1 + (filesUsed.has(index.table.fileOf[i]!) ? 0 : headerCost);
+  for (const i of order) {
+    if (used >= budget * SIGNATURE_SHARE) break;
+    if (covered(i)) continue;
+    const u = index.units[i]!;
+    if (used < budget * FULL_SHARE && u.end - u.start < budget * 4) {
+      const text = fullText(index, i);
+      const tokens = countTokens(text, tokenizer);
+      if (used + cost(i, tokens) <= budget * FULL_SHARE) {
+        used += cost(i, tokens);
+        filesUsed.add(index.table.fileOf[i]!);
+        pieces.push({ unit: i, tier: 'full', text, tokens });
+        tiers.set(i, 'full');
+        continue;
+      }
+    }
+    const text = signatureText(index, i);
+    const tokens = countTokens(text, tokenizer);
+    if (used + cost(i, tokens) > budget * SIGNATURE_SHARE) continue;
+    used += cost(i, tokens);
+    filesUsed.add(index.table.fileOf[i]!);
+    pieces.push({ unit: i, tier: 'signature', text, tokens });
+    tiers.set(i, 'signature');
+  }
+  // Outline: names of the next units, one line per file, while budget remains.
+  const outline = new Map<number, string[]>();
+  for (const i of order) {
+    if (tiers.has(i) || covered(i)) continue;
+    const f = index.table.fileOf[i]!;
+    const name = index.units[i]!.qualified;
+    const cost = countTokens(` ${name},`, tokenizer) + (outline.has(f) ? 0 : headerCost);
+    if (used + cost > budget) {
+      if (used >= budget - 4) break; // nothing useful fits any more
+      continue;
+    }
+    used += cost;
+    let list = outline.get(f);
+    if (!list) outline.set(f, (list = []));
+    list.push(name);
+    tiers.set(i, 'outline');
+  }
+  let output = assemble(index, pieces, outline);
+  // Token sums are an estimate of the joined text; trim the tail if the join pushed it over.
+  while (output && countTokens(output, tokenizer) > budget) {
+    const lastOutline = [...outline.keys()].pop();
+    if (lastOutline !== undefined) {
+      const list = outline.get(lastOutline)!;
+      tiers.delete(index.units.findIndex((u, k) => index.table.fileOf[k] === lastOutline && u.qualified === list.at(-1)));
+      list.pop();
+      if (list.length === 0) outline.delete(lastOutline);
+    } else if (pieces.length > 0) {
+      tiers.delete(pieces.pop()!.unit);
+    } else break;
+    output = assemble(index, pieces, outline);
+  }
+  return { output, tiers };
+}
+
+function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string[]>): string {
+  const byFile = new Map<number, Piece[]>();
+  const fileOrder: number[] = [];
+  for (const p of pieces) {
+    const f = index.table.fileOf[p.unit]!;
+    let list = byFile.get(f);
+    if (!list) {
+      byFile.set(f, (list = []));
+      fileOrder.push(f);
+    }
+    list.push(p);
+  }
+  const parts: string[] = [];
+  for (const f of fileOrder) {
+    const list = byFile.get(f)!.sort((a, b) => index.units[a.unit]!.start - index.units[b.unit]!.start);
+    parts.push(`--- ${index.paths[f]} ---`);
+    for (const p of list) parts.push(p.text);
+    const extra = outline.get(f);
+    if (extra) parts.push(`… also: ${extra.join(', ')}`);
+    parts.push('');
+  }
+  const rest = [...outline].filter(([f]) => !byFile.has(f));
+  if (rest.length > 0) {
+    parts.push('--- outline ---');
+    for (const [f, names] of rest) parts.push(`${index.paths[f]}: ${names.join(', ')}`);
+  }
+  return parts.join('\n').trimEnd() + (parts.length ? '\n' : '');
+}

@@ -1,0 +1,47 @@
+import type { Fidelity } from '../shared/fidelity.js';
+import { applyEdits, type Edit } from './text.js';
+import type { CodeUnit, ImportInfo } from './types.js';
+import type { Extraction } from './units.js';
+
+/** Balanced: imports, signatures, shapes and docs; bodies elided. `keepBodies` = unit indexes shown in full (detailed). */
+export function renderSkeleton(source: string, ex: Extraction, level: 'balanced' | 'outline', keepBodies?: Set<number>): string {
+  const edits: Edit[] = [...ex.drops, ...ex.values];
+  if (level === 'outline') edits.push(...ex.docDrops);
+  for (const body of ex.bodies) {
+    if (keepBodies?.has(body.unit)) continue;
+    edits.push(level === 'outline' ? body.noDoc : body.keepDoc);
+  }
+  return applyEdits(source, edits);
+}
+
+/** Abstract: unit names grouped by container, one line per group. */
+export function renderAbstract(units: CodeUnit[], imports: ImportInfo[], language: string): string {
+  const lines: string[] = [`language: ${language}`];
+  if (imports.length > 0) lines.push(`imports: ${[...new Set(imports.map((i) => i.module))].join(', ')}`);
+  const groups = new Map<number, CodeUnit[]>();
+  units.forEach((u) => {
+    if (u.parent < 0) return;
+    let list = groups.get(u.parent);
+    if (!list) groups.set(u.parent, (list = []));
+    list.push(u);
+  });
+  const byKind = new Map<string, string[]>();
+  units.forEach((u, index) => {
+    if (u.parent >= 0) return;
+    const members = groups.get(index);
+    if (members) lines.push(`${u.kind} ${u.name}: ${members.map((m) => m.name).join(', ')}`);
+    else {
+      let list = byKind.get(u.kind);
+      if (!list) byKind.set(u.kind, (list = []));
+      list.push(u.name);
+    }
+  });
+  // Nested containers (inner classes) get their own line too.
+  units.forEach((u, i) => {
+    if (u.parent >= 0 && groups.has(i)) lines.push(`${u.kind} ${u.qualified}: ${groups.get(i)!.map((m) => m.name).join(', ')}`);
+  });
+  for (const [kind, names] of byKind) lines.push(`${kind}s: ${names.join(', ')}`);
+  return lines.join('\n') + '\n';
+}
+
+export type SkeletonLevel = Exclude<Fidelity, 'raw'>;

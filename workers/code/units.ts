@@ -1,0 +1,543 @@
+import type { LangSpec } from './languages.js';
+import type { SyntaxNode, Tree } from './parse.js';
+import { identifiersIn, indentAt, lineSpan, type Edit } from './text.js';
+import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
+
+/** Everything the skeleton renderer needs, gathered in one walk over statement-level nodes. */
+export interface Extraction {
+  units: CodeUnit[];
+  imports: ImportInfo[];
+  /** Statements and stray comments removed at balanced and outline. */
+  drops: Edit[];
+  /** Doc comments and module/class docstrings: kept at balanced, removed at outline. */
+  docDrops: Edit[];
+  /** Multi-line initialisers collapsed at balanced and outline. */
+  values: Edit[];
+  /** Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it. */
+  bodies: { unit: number; keepDoc: Edit; noDoc: Edit }[];
+}
+
+interface Ctx {
+  container: string | null;
+  containerKind: UnitKind | null;
+  parent: number;
+  exported: boolean;
+  /** Statement list of a module or class (Python docstring position matters). */
+  inClass: boolean;
+}
+
+/** Wrappers whose children are a statement list (preprocessor blocks, brace lists, Java enum bodies). */
+const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'declaration_list', 'enum_body_declarations']);
+
+const NAME_TYPES = new Set(['identifier', 'field_identifier', 'type_identifier', 'property_identifier', 'destructor_name', 'operator_name', 'qualified_identifier', 'namespace_identifier', 'private_property_identifier', 'constant', 'template_function', 'scoped_identifier', 'primitive_type']);
+
+export function extract(spec: LangSpec, tree: Tree, source: string, path: string): Extraction {
+  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], bodies: [] };
+  const keywords = new Set(spec.keywords);
+  const functions = spec.functions;
+  const containers = spec.containers;
+  const shapes = spec.shapes;
+  const wrappers = new Set(spec.wrappers);
+  const conditionals = new Set(spec.conditionals);
+  const clauses = new Set(spec.clauses);
+  const imports = new Set(spec.imports);
+  const keep = new Set(spec.keep);
+  const comments = new Set(spec.comments);
+  const declarators = new Set(spec.declarators);
+  const functionValues = new Set(spec.functionValues);
+  const py = spec.elision === 'python';
+  const ellipsis = py ? '...' : '…';
+  // A JS/TS file without ES exports is a script or CommonJS module: its top level is its API.
+  const scriptFile = spec.exported === 'export' && !tree.rootNode.namedChildren.some((c) => c.type === 'export_statement');
+
+  const drop = (into: Edit[], node: SyntaxNode): void => {
+    const [s, e] = lineSpan(source, node.startIndex, node.endIndex);
+    into.push({ start: s, end: e, text: '' });
+  };
+
+  const isDefinition = (type: string): boolean => type in functions || type in containers || type in shapes;
+
+  const classified = (node: SyntaxNode): boolean => {
+    const t = node.type;
+    return isDefinition(t) || imports.has(t) || keep.has(t) || wrappers.has(t) || conditionals.has(t) || node.namedChildren.some((c) => isDefinition(c.type));
+  };
+
+  const isDocstring = (node: SyntaxNode): boolean =>
+    node.type === 'expression_statement' && node.namedChildCount === 1 && node.firstNamedChild!.type === 'string';
+
+  const exportedFor = (name: string, signature: string, ctx: Ctx, node: SyntaxNode): boolean => {
+    switch (spec.exported) {
+      case 'underscore':
+        return !name.startsWith('_') || /^__\w+__$/.test(name);
+      case 'export':
+        return ctx.container ? (ctx.exported || scriptFile) && !/^\s*(private|#)/.test(signature) && !name.startsWith('#') : ctx.exported || scriptFile;
+      case 'modifier':
+        return /\b(public|protected)\b/.test(signature) || ctx.containerKind === 'interface';
+      case 'capital':
+        return /^[A-Z]/.test(name);
+      case 'pub':
+        return /^\s*(#\[[^\]]*\]\s*)*pub\b/.test(signature) || ctx.containerKind === 'trait' || (ctx.containerKind === 'impl' && ctx.exported);
+      case 'header':
+        return !/^\s*static\b/.test(signature) && node.type !== 'ERROR';
+    }
+  };
+
+  const nameOf = (node: SyntaxNode): { name: string; container: string | null } | null => {
+    const field = node.childForFieldName('name');
+    if (field) return splitQualified(field.text);
+    if (node.type === 'impl_item') {
+      const type = node.childForFieldName('type');
+      return type ? { name: stripGenerics(type.text), container: null } : null;
+    }
+    // C/C++: the name sits at the bottom of a declarator chain (pointer -> function -> identifier).
+    let d = node.childForFieldName('declarator');
+    for (let depth = 0; d && depth < 8; depth++) {
+      if (NAME_TYPES.has(d.type)) return splitQualified(d.text);
+      d = d.childForFieldName('declarator') ?? d.childForFieldName('name');
+    }
+    return null;
+  };
+
+  const signatureOf = (node: SyntaxNode, bodyStart: number | null): string =>
+    source.slice(node.startIndex, bodyStart ?? node.endIndex).trimEnd();
+
+  const addUnit = (node: SyntaxNode, kind: UnitKind, ctx: Ctx, body: SyntaxNode | null, nameOverride?: { name: string; container: string | null }, span?: SyntaxNode): number => {
+    const named = nameOverride ?? nameOf(node);
+    if (!named || !named.name) return -1;
+    const container = named.container ?? ctx.container;
+    const effKind: UnitKind = kind === 'function' && ctx.container && ctx.containerKind !== 'namespace' && ctx.containerKind !== 'module' ? 'method' : kind;
+    const outer = span ?? node;
+    const signature = signatureOf(outer, body ? (py ? colonEnd(body) : body.startIndex) : null);
+    const qualified = container ? `${container}.${named.name}` : named.name;
+    const start = outer.startIndex;
+    const unit: CodeUnit = {
+      id: `${path}#${qualified}:${outer.startPosition.row + 1}`,
+      kind: effKind,
+      name: named.name,
+      container,
+      qualified,
+      signature,
+      doc: null,
+      startLine: outer.startPosition.row + 1,
+      endLine: outer.endPosition.row + 1,
+      start,
+      end: outer.endIndex,
+      bodyStart: body ? body.startIndex : null,
+      bodyEnd: body ? body.endIndex : null,
+      exported: exportedFor(named.name, signature, ctx, node),
+      identifiers: [],
+      calls: [],
+      parent: ctx.parent,
+    };
+    out.units.push(unit);
+    return out.units.length - 1;
+  };
+
+  /** Elide a function body in the language's idiom, keeping a Python docstring at balanced. */
+  const elideBody = (unitIndex: number, body: SyntaxNode): void => {
+    if (!py) {
+      const text = source[body.startIndex] === '{' ? '{ … }' : '…';
+      const edit = { start: body.startIndex, end: body.endIndex, text };
+      out.bodies.push({ unit: unitIndex, keepDoc: edit, noDoc: edit });
+      return;
+    }
+    const first = body.firstNamedChild;
+    // Comments between the colon and the block belong to the body: start the elision at the colon.
+    const colon = colonOf(body);
+    const from = colon ? colon.endIndex : body.startIndex;
+    const sameLine = !colon || colon.endPosition.row === body.startPosition.row;
+    const noDoc = { start: from, end: body.endIndex, text: sameLine ? ' ...' : `\n${indentAt(source, body.startIndex)}...` };
+    if (first && isDocstring(first)) {
+      if (unitIndex >= 0) out.units[unitIndex]!.doc = first.text;
+      const docIndent = sameLine ? `${indentAt(source, node0(body))}    ` : indentAt(source, first.startIndex);
+      const keepDoc = { start: from, end: body.endIndex, text: `${sameLine ? '\n' + docIndent : `\n${indentAt(source, first.startIndex)}`}${first.text}\n${docIndent}...` };
+      out.bodies.push({ unit: unitIndex, keepDoc, noDoc });
+    } else {
+      out.bodies.push({ unit: unitIndex, keepDoc: noDoc, noDoc });
+    }
+  };
+
+  const visitFunction = (node: SyntaxNode, ctx: Ctx, span?: SyntaxNode): number => {
+    if (node.type === 'macro_definition') return visitMacro(node, ctx);
+    const body = node.childForFieldName(spec.bodyField);
+    const u = addUnit(node, functions[node.type] ?? 'function', ctx, body, undefined, span);
+    if (body) elideBody(u, body);
+    return u;
+  };
+
+  /** `macro_rules! name { ... }`: everything after the name is the body. */
+  const visitMacro = (node: SyntaxNode, ctx: Ctx): number => {
+    const u = addUnit(node, 'function', ctx, null);
+    const name = node.childForFieldName('name');
+    if (u >= 0 && name) {
+      const unit = out.units[u]!;
+      unit.signature = source.slice(node.startIndex, name.endIndex);
+      unit.bodyStart = name.endIndex;
+      unit.bodyEnd = node.endIndex;
+      const edit = { start: name.endIndex, end: node.endIndex, text: ' { … }' };
+      out.bodies.push({ unit: u, keepDoc: edit, noDoc: edit });
+    }
+    return u;
+  };
+
+  const visitContainer = (node: SyntaxNode, ctx: Ctx): number => {
+    const kind = containers[node.type]!;
+    const body = node.childForFieldName('body');
+    const u = addUnit(node, kind, ctx, body);
+    if (u >= 0 && node.type === 'impl_item') ctx = { ...ctx, exported: node.childForFieldName('trait') !== null || ctx.exported };
+    if (!body) return u;
+    const named = u >= 0 ? out.units[u]! : null;
+    const inner: Ctx = {
+      container: named ? named.qualified : ctx.container,
+      containerKind: kind,
+      parent: u >= 0 ? u : ctx.parent,
+      exported: named ? named.exported || ctx.exported : ctx.exported,
+      inClass: true,
+    };
+    if (py) {
+      const first = body.firstNamedChild;
+      if (named && first && isDocstring(first)) named.doc = first.text;
+      const local: Extraction['drops'] = [];
+      const kept = walkBody(body, inner, local);
+      if (kept === 0) out.drops.push({ start: body.startIndex, end: body.endIndex, text: first && isDocstring(first) ? `${first.text}\n${indentAt(source, first.startIndex)}...` : '...' });
+      else out.drops.push(...local);
+    } else {
+      walkBody(body, inner, out.drops);
+    }
+    return u;
+  };
+
+  /** A kept statement may hide definitions one level down (C `typedef struct {...}`, Go `type X struct`). */
+  const visitNestedDefinitions = (node: SyntaxNode, ctx: Ctx): void => {
+    for (const child of node.namedChildren) {
+      if (child.type in containers) visitContainer(child, ctx);
+      else if (child.type in shapes) addUnit(child, shapes[child.type]!, ctx, child.childForFieldName('body'));
+      else if (child.type === 'type_spec' || child.type === 'type_alias') addUnit(child, shapeKindOfGoType(child), ctx, null);
+    }
+    // C/C++ prototypes: `int foo(int);` is the public definition in a header.
+    if ((node.type === 'declaration' || node.type === 'field_declaration') && !(spec.id === 'python')) {
+      const d = node.childForFieldName('declarator');
+      const fn = d ? functionDeclarator(d) : null;
+      if (fn) addUnit(node, 'function', ctx, null, nameOf({ childForFieldName: (f: string) => (f === 'declarator' ? fn : null) } as unknown as SyntaxNode) ?? undefined);
+    }
+  };
+
+  const visitKept = (node: SyntaxNode, ctx: Ctx): number => {
+    const holderType = spec.valueHolders[node.type];
+    let unit = -1;
+    if (holderType) {
+      const holders = holderType === node.type ? [node] : node.namedChildren.filter((c) => c.type === holderType);
+      for (const holder of holders) {
+        const value = holder.childForFieldName('value') ?? holder.childForFieldName('right');
+        if (!value) continue;
+        if (declarators.has(holder.type) && functionValues.has(value.type)) {
+          const body = value.childForFieldName('body');
+          const name = holder.childForFieldName('name');
+          if (name && name.type === 'identifier') {
+            unit = addUnit(value, 'function', ctx, body, { name: name.text, container: null }, node);
+            if (body) elideBody(unit, body);
+            continue;
+          }
+        }
+        if (holder.type.startsWith('preproc')) {
+          // The macro body starts after a `\` continuation, so judge by the whole definition's rows.
+          const head = holder.childForFieldName('parameters') ?? holder.childForFieldName('name');
+          if (head && holder.startPosition.row !== value.endPosition.row) out.values.push({ start: head.endIndex, end: value.endIndex, text: ' …' });
+        } else if (value.startPosition.row !== value.endPosition.row) out.values.push({ start: value.startIndex, end: value.endIndex, text: py ? '...' : '…' });
+      }
+    }
+    visitNestedDefinitions(node, ctx);
+    return unit;
+  };
+
+  /** Python `if`/`try` at statement level: keep the branches that define things, drop the rest. */
+  const visitConditional = (node: SyntaxNode, ctx: Ctx, into: Edit[]): number => {
+    let kept = 0;
+    const local: Edit[] = [];
+    for (const child of node.namedChildren) {
+      if (child.type === 'block') {
+        const blockEdits: Edit[] = [];
+        const k = walkBody(child, ctx, blockEdits);
+        if (k === 0) local.push({ start: child.startIndex, end: child.endIndex, text: ellipsis });
+        else local.push(...blockEdits);
+        kept += k;
+      } else if (clauses.has(child.type)) {
+        kept += visitConditional(child, ctx, local);
+      }
+    }
+    if (kept > 0) into.push(...local);
+    return kept;
+  };
+
+  /** Returns 1 if the statement (or something inside it) was kept, else 0; the unit index via ref. */
+  const visitStatement = (node: SyntaxNode, ctx: Ctx, into: Edit[], ref: { unit: number }): number => {
+    const type = node.type;
+    if (type in functions) {
+      ref.unit = visitFunction(node, ctx);
+      return 1;
+    }
+    if (type in containers) {
+      ref.unit = visitContainer(node, ctx);
+      return 1;
+    }
+    if (imports.has(type)) {
+      out.imports.push(...importInfo(spec.id, node));
+      return 1;
+    }
+    if (type in shapes && !keep.has(type)) {
+      ref.unit = addUnit(node, shapes[type]!, ctx, node.childForFieldName('body'));
+      return 1;
+    }
+    if (BODY_WRAPPERS.has(type)) {
+      // `#ifdef X ... #endif`, `{ ... }` lists: their children are statements like any body's.
+      const local: Edit[] = [];
+      const kept = walkBody(node, ctx, local);
+      if (kept === 0) {
+        drop(into, node);
+        return 0;
+      }
+      into.push(...local);
+      return kept;
+    }
+    if (wrappers.has(type)) {
+      const inner: Ctx = type === 'export_statement' || type === 'ambient_declaration' ? { ...ctx, exported: true } : ctx;
+      let kept = 0;
+      const local: Edit[] = [];
+      for (const child of node.namedChildren) {
+        if (comments.has(child.type) || !classified(child)) continue;
+        const sub = { unit: -1 };
+        const k = visitStatement(child, inner, local, sub);
+        if (k > 0 && sub.unit >= 0) ref.unit = sub.unit;
+        // Unclassified children (decorators, #if conditions) stay; visitStatement only drops statements.
+        kept += k;
+      }
+      if (kept === 0 && type !== 'decorated_definition') {
+        drop(into, node);
+        return 0;
+      }
+      // A decorated Python definition: widen the unit to cover decorators for line ranges.
+      if (type === 'decorated_definition' && ref.unit >= 0) {
+        const unit = out.units[ref.unit]!;
+        unit.start = node.startIndex;
+        unit.startLine = node.startPosition.row + 1;
+      }
+      into.push(...local);
+      return Math.max(1, kept);
+    }
+    if (conditionals.has(type)) {
+      const kept = visitConditional(node, ctx, into);
+      if (kept === 0) drop(into, node);
+      return kept;
+    }
+    if (keep.has(type)) {
+      if (py && type === 'expression_statement') {
+        const first = node.firstNamedChild;
+        if (!first || (first.type !== 'assignment' && first.type !== 'augmented_assignment')) {
+          drop(into, node);
+          return 0;
+        }
+      }
+      if (type in shapes) ref.unit = addUnit(node, shapes[type]!, ctx, node.childForFieldName('body'));
+      const u = visitKept(node, ctx);
+      if (u >= 0) ref.unit = u;
+      return 1;
+    }
+    // Unclassified wrappers such as TS `namespace` inside an expression_statement.
+    for (const child of node.namedChildren) {
+      if (isDefinition(child.type)) return visitStatement(child, ctx, into, ref);
+    }
+    drop(into, node);
+    return 0;
+  };
+
+  /** Walk a statement list (module, class body, namespace, preprocessor block). */
+  const walkBody = (body: SyntaxNode, ctx: Ctx, into: Edit[]): number => {
+    let kept = 0;
+    let pending: SyntaxNode[] = [];
+    let first = true;
+    const directive = body.type.startsWith('preproc') ? body.startPosition.row : -1;
+    for (const child of body.namedChildren) {
+      // The directive's own condition (`#ifdef NAME`) is not a statement.
+      if (child.startPosition.row === directive && !comments.has(child.type)) continue;
+      if (comments.has(child.type)) {
+        pending.push(child);
+        continue;
+      }
+      if (py && first && isDocstring(child) && (ctx.inClass || ctx.parent === -1)) {
+        // Module/class docstring: kept at balanced, dropped at outline.
+        first = false;
+        const [s, e] = lineSpan(source, child.startIndex, child.endIndex);
+        out.docDrops.push({ start: s, end: e, text: '' });
+        kept++;
+        continue;
+      }
+      first = false;
+      const ref = { unit: -1 };
+      const k = visitStatement(child, ctx, into, ref);
+      kept += k;
+      // Comments directly above (no blank line) a kept statement are its documentation.
+      let row = child.startPosition.row;
+      const attached: SyntaxNode[] = [];
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const c = pending[i]!;
+        if (k > 0 && c.endPosition.row >= row - 1) {
+          attached.unshift(c);
+          row = c.startPosition.row;
+        } else drop(into, c);
+      }
+      for (const c of attached) drop(out.docDrops, c);
+      if (ref.unit >= 0 && attached.length > 0) {
+        const unit = out.units[ref.unit]!;
+        unit.doc ??= attached.map((c) => c.text).join('\n');
+      }
+      pending = [];
+    }
+    for (const c of pending) drop(into, c);
+    return kept;
+  };
+
+  const root = tree.rootNode;
+  walkBody(root, { container: null, containerKind: null, parent: -1, exported: false, inClass: false }, out.drops);
+  attachCallsAndIdentifiers(spec, root, source, out.units, keywords);
+  return out;
+}
+
+/** Start of the statement owning a node's line (for indentation of one-liners). */
+function node0(node: SyntaxNode): number {
+  return node.parent ? node.parent.startIndex : node.startIndex;
+}
+
+/** Python: the header ends at the `:` before the block; comments between belong to the body. */
+function colonOf(body: SyntaxNode): SyntaxNode | null {
+  let colon = body.previousSibling;
+  while (colon && colon.type !== ':') colon = colon.previousSibling;
+  return colon;
+}
+
+function colonEnd(body: SyntaxNode): number {
+  return colonOf(body)?.endIndex ?? body.startIndex;
+}
+
+function splitQualified(text: string): { name: string; container: string | null } {
+  const clean = stripGenerics(text);
+  const idx = clean.lastIndexOf('::');
+  if (idx > 0) return { name: clean.slice(idx + 2), container: clean.slice(0, idx) };
+  return { name: clean, container: null };
+}
+
+function stripGenerics(text: string): string {
+  let depth = 0;
+  let out = '';
+  for (const ch of text) {
+    if (ch === '<') depth++;
+    else if (ch === '>') depth = Math.max(0, depth - 1);
+    else if (depth === 0) out += ch;
+  }
+  return out.replace(/\s+/g, '');
+}
+
+function functionDeclarator(node: SyntaxNode): SyntaxNode | null {
+  let d: SyntaxNode | null = node;
+  for (let depth = 0; d && depth < 6; depth++) {
+    if (d.type === 'function_declarator') return d.childForFieldName('declarator');
+    if (d.type !== 'pointer_declarator' && d.type !== 'reference_declarator' && d.type !== 'attributed_declarator') return null;
+    d = d.childForFieldName('declarator') ?? d.namedChildren.at(-1) ?? null;
+  }
+  return null;
+}
+
+function shapeKindOfGoType(spec: SyntaxNode): UnitKind {
+  const t = spec.childForFieldName('type')?.type;
+  return t === 'struct_type' ? 'struct' : t === 'interface_type' ? 'interface' : 'type';
+}
+
+const CALLEE_TAIL = /([A-Za-z_$][\w$]*)\s*(?:<[^<>()]*>)?\s*!?\s*$/;
+
+/** Calls via tree-sitter (exact callee), identifiers via a scan of the unit text (cheap, good enough for BM25). */
+function attachCallsAndIdentifiers(spec: LangSpec, root: SyntaxNode, source: string, units: CodeUnit[], keywords: Set<string>): void {
+  if (units.length === 0) return;
+  const callTypes = Object.keys(spec.calls);
+  const calls = new Map<number, Set<string>>();
+  for (const call of root.descendantsOfType(callTypes)) {
+    const callee = call.childForFieldName(spec.calls[call.type]!);
+    if (!callee) continue;
+    const text = callee.endIndex - callee.startIndex > 200 ? '' : callee.text;
+    const m = CALLEE_TAIL.exec(text);
+    if (!m) continue;
+    const owner = innermost(units, call.startIndex);
+    if (owner < 0) continue;
+    let set = calls.get(owner);
+    if (!set) calls.set(owner, (set = new Set()));
+    set.add(m[1]!);
+  }
+  const children = new Map<number, string[]>();
+  units.forEach((u, i) => {
+    if (u.parent >= 0) {
+      let list = children.get(u.parent);
+      if (!list) children.set(u.parent, (list = []));
+      list.push(u.name);
+    }
+    u.calls = [...(calls.get(i) ?? [])];
+    // Containers: header and member names; leaves: the whole text.
+    const text = children.has(i) ? `${u.signature}\n${u.doc ?? ''}` : source.slice(u.start, u.end);
+    u.identifiers = identifiersIn(text, keywords);
+  });
+  for (const [i, names] of children) units[i]!.identifiers.push(...names.filter((n) => !units[i]!.identifiers.includes(n)));
+}
+
+/** Innermost unit containing index (units are in document pre-order). */
+export function innermost(units: CodeUnit[], index: number): number {
+  let lo = 0;
+  let hi = units.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (units[mid]!.start <= index) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  for (let i = found; i >= 0; i = units[i]!.parent) {
+    if (units[i]!.end > index) return i;
+    if (units[i]!.parent < 0) {
+      // Not inside this top-level unit; an earlier sibling cannot contain it either.
+      return -1;
+    }
+  }
+  return -1;
+}
+
+const QUOTED = /["'<`]([^"'<>`]+)["'>`]/g;
+
+function importInfo(language: string, node: SyntaxNode): ImportInfo[] {
+  const text = node.text;
+  const line = node.startPosition.row + 1;
+  if (language === 'python') {
+    const from = /^\s*from\s+([.\w]+)\s+import\s+([\s\S]*)$/.exec(text);
+    if (from) {
+      const names = from[2]!.replace(/[()\\]/g, ' ').split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!.trim()).filter(Boolean);
+      return [{ module: from[1]!, names, line, text }];
+    }
+    const mods = text.replace(/^\s*import\s+/, '').split(',').map((n) => n.trim().split(/\s+as\s+/)[0]!.trim());
+    return mods.map((module) => ({ module, names: [], line, text }));
+  }
+  if (language === 'java') {
+    const module = text.replace(/^\s*import\s+(static\s+)?/, '').replace(/;\s*$/, '').trim();
+    return [{ module, names: [module.split('.').pop() ?? module], line, text }];
+  }
+  if (language === 'rust') {
+    const module = text.replace(/^\s*(pub(\([^)]*\))?\s+)?(use|extern\s+crate)\s+/, '').replace(/;\s*$/, '').trim();
+    const names = (/\{([^}]*)\}\s*$/.exec(module)?.[1] ?? module.split('::').pop() ?? '').split(',').map((s) => s.trim().split(/\s+as\s+/)[0]!).filter(Boolean);
+    return [{ module, names, line, text }];
+  }
+  // JS/TS, Go, C/C++: module paths are the quoted strings.
+  const modules: string[] = [];
+  QUOTED.lastIndex = 0;
+  for (let m = QUOTED.exec(text); m; m = QUOTED.exec(text)) modules.push(m[1]!);
+  const names: string[] = [];
+  const clause = /import\s+([\s\S]*?)\s+from\s/.exec(text);
+  if (clause) for (const m of clause[1]!.matchAll(/[A-Za-z_$][\w$]*/g)) if (m[0] !== 'as' && m[0] !== 'type') names.push(m[0]);
+  if (modules.length === 0) return [{ module: text.trim(), names, line, text }];
+  // Go import blocks list several paths; JS has one source with named bindings.
+  return modules.map((module) => ({ module, names, line, text }));
+}
