@@ -1,6 +1,8 @@
 import { AuthCache } from './auth/cache.js';
 import { memoryCache, redisCache } from './cache/semanticCache.js';
+import { memoryRateLimiter, redisRateLimiter } from './auth/rateLimit.js';
 import { startRevocationBus } from './auth/revocation.js';
+import { connectRedis } from './lib/redis.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
 import { startCommerce, type CommerceSettings } from './domain/commerce.js';
@@ -49,6 +51,12 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const authCache = new AuthCache(config.authCacheMs);
     const revocations = await startRevocationBus(config.redisUrl, authCache, log);
     opened.push(() => revocations.close());
+    let rateLimiter = memoryRateLimiter(config.rateLimits);
+    if (config.redisUrl) {
+      const redis = await connectRedis(config.redisUrl);
+      opened.push(async () => redis.disconnect());
+      rateLimiter = redisRateLimiter(redis, config.rateLimits);
+    }
     const metrics = new Metrics();
     metrics.addGauges(() => {
       const s = pool.stats();
@@ -57,7 +65,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const background = new BackgroundTasks(log);
     opened.push(() => background.drain());
     const services: Services = {
-      config, db, pool, metrics, cache, authCache, revocations, log, background,
+      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background,
       breakers: [dbBreaker],
       startedAt: Date.now(),
     };

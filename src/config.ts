@@ -2,6 +2,8 @@ import { availableParallelism } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from './lib/root.js';
+import { DEFAULT_RATE_LIMITS } from './auth/rateLimit.js';
+import type { Plan } from './auth/plans.js';
 
 export interface Config {
   host: string;
@@ -24,6 +26,8 @@ export interface Config {
   jwksFile: string | null;
   jwtIssuer: string | null;
   jwtAudience: string | null;
+  /** Requests per minute per key, by plan (RATE_LIMIT_FREE, RATE_LIMIT_PRO, RATE_LIMIT_TEAM, RATE_LIMIT_ENTERPRISE). */
+  rateLimits: Record<Plan, number>;
   /** MCP POST answers as SSE streams instead of single JSON bodies (the GET stream is SSE either way). */
   mcpSseResponses: boolean;
   /** Public base URL used in discovery documents (agent card, OAuth metadata). */
@@ -65,6 +69,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
     mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',
+    rateLimits: {
+      free: int(env, 'RATE_LIMIT_FREE', DEFAULT_RATE_LIMITS.free),
+      pro: int(env, 'RATE_LIMIT_PRO', DEFAULT_RATE_LIMITS.pro),
+      team: int(env, 'RATE_LIMIT_TEAM', DEFAULT_RATE_LIMITS.team),
+      enterprise: int(env, 'RATE_LIMIT_ENTERPRISE', DEFAULT_RATE_LIMITS.enterprise),
+    },
     version: packageVersion(),
     ...overrides,
   };

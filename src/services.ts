@@ -1,4 +1,5 @@
 import type { AuthCache } from './auth/cache.js';
+import type { RateLimiter } from './auth/rateLimit.js';
 import type { RevocationBus } from './auth/revocation.js';
 import type { SemanticCache } from './cache/semanticCache.js';
 import type { Config } from './config.js';
@@ -18,6 +19,7 @@ export interface Services {
   cache: SemanticCache;
   authCache: AuthCache;
   revocations: RevocationBus;
+  rateLimiter: RateLimiter;
   log: Logger;
   background: BackgroundTasks;
   breakers: CircuitBreaker[];

@@ -7,8 +7,17 @@ import { hashToken, JWT_PATTERN, jwtEnabled, verifyIdentityToken } from './jwt.j
 import { hashApiKey, KEY_PATTERN } from './keys.js';
 import type { Principal } from './principal.js';
 
-/** Resolves `Authorization: Bearer <API key | identity-provider JWT>` to a principal, or throws 401. */
+/**
+ * Resolves `Authorization: Bearer <API key | identity-provider JWT>` to a principal (401 otherwise)
+ * and counts the call against the caller's rate limit (429 past it).
+ */
 export async function authenticate(services: Services, header: string | undefined): Promise<Principal> {
+  const principal = await identify(services, header);
+  await services.rateLimiter.check(principal);
+  return principal;
+}
+
+async function identify(services: Services, header: string | undefined): Promise<Principal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized('Missing bearer token');
   const token = match[1]!;
