@@ -16,6 +16,8 @@ export interface UsageEventInput {
   latencyMs: number;
   cacheHit?: boolean;
   inputText?: string | null;
+  /** When the call happened; defaults to now. Batched inserts keep each event's own time. */
+  at?: Date;
 }
 
 /** The spec's input preview: first line only, at most 100 characters; the full text is never stored. */
@@ -29,14 +31,14 @@ export function savingsPercent(input: number, output: number): number {
   return input > 0 ? Math.round(((input - output) / input) * 1000) / 10 : 0;
 }
 
-const COLUMNS = 16;
+const COLUMNS = 17;
 
 function row(e: UsageEventInput): unknown[] {
   return [
     e.principal.userId, e.principal.keyId, e.principal.projectId, e.principal.environment, e.method,
     e.toolName ?? null, e.client ?? null, e.fidelity ?? null, e.model ?? null, e.status, e.inputTokens,
     e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
-    e.cacheHit ?? false, inputPreview(e.inputText),
+    e.cacheHit ?? false, inputPreview(e.inputText), e.at ?? new Date(),
   ];
 }
 
@@ -46,7 +48,7 @@ export async function insertUsageEvents(db: Queryable, events: readonly UsageEve
   const values = events.map((_, i) => `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`);
   const rows = await db.query<{ id: string }>(
     `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,
-       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview)
+       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at)
      values ${values.join(', ')} returning id`,
     events.flatMap(row),
   );
@@ -67,7 +69,8 @@ const buffers = new WeakMap<Queryable, UsageEventInput[]>();
  * database runs on the event loop, so per-event inserts would cost every caller). Shutdown drains
  * the background set, so nothing buffered is lost on SIGTERM.
  */
-export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, e: UsageEventInput): void {
+export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, event: UsageEventInput): void {
+  const e = event.at ? event : { ...event, at: new Date() };
   let buffer = buffers.get(services.db);
   if (buffer) {
     buffer.push(e);
