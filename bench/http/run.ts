@@ -27,7 +27,7 @@ async function load(name: string, opts: autocannon.Options): Promise<Row> {
 const root = packageRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-'));
 const hello = await spawnUntil(join(root, 'dist/bench/http/hello.js'), { PORT: '0' }, /listening (\d+)/);
-const service = await spawnUntil(join(root, 'dist/src/main.js'), { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '' }, /(gc_[0-9a-f]{32})/);
+const service = await spawnUntil(join(root, 'dist/src/main.js'), { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_ENTERPRISE: '100000000' }, /(gc_[0-9a-f]{32})/);
 const servicePort = Number(/"port":(\d+)/.exec(service.output())?.[1]);
 const key = service.match[1]!;
 const helloUrl = `http://127.0.0.1:${hello.match[1]}`;

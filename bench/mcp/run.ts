@@ -14,7 +14,9 @@ import { spawnUntil, stop } from '../lib/spawn.js';
 const N = Number(process.env.BENCH_N ?? 300);
 const root = packageRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-'));
-const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+// Rate limits off for the measurement: the bench is the only client.
+const NO_LIMITS = { RATE_LIMIT_FREE: '100000000', RATE_LIMIT_PRO: '100000000', RATE_LIMIT_TEAM: '100000000', RATE_LIMIT_ENTERPRISE: '100000000' };
+const env = { DATA_DIR: dataDir, DATABASE_URL: '', ...NO_LIMITS };
 const newKey = (plan: string) =>
   JSON.parse(execFileSync(process.execPath, [join(root, 'dist/src/cli/keys.js'), 'create', '--plan', plan], { env: { ...process.env, ...env } }).toString()).key as string;
 
@@ -51,7 +53,7 @@ try {
     await measure(rest('/v1/compress', freeKey, { text: doc, fidelity: 'balanced', model: 'gpt-4o' }), Math.ceil(N / 3)),
     await measure(mcp('optimize_for_model', { text: doc, fidelity: 'balanced', model: 'gpt-4o' }), Math.ceil(N / 3)),
   ]);
-  console.log(`\nMCP (session, SSE responses) vs REST, sequential calls, same server and run (${new Date().toISOString()})\n`);
+  console.log(`\nMCP (session, JSON responses) vs REST, sequential calls, same server and run (${new Date().toISOString()})\n`);
   console.log('| work | REST p50 ms | MCP p50 ms | MCP − REST p50 ms | REST p99 ms | MCP p99 ms | n |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const [name, r, m] of rows) {
