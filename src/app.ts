@@ -6,6 +6,7 @@ import { connectRedis } from './lib/redis.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/bootstrap.js';
 import { startCommerce, type CommerceSettings } from './domain/commerce.js';
+import { startKnowledgeHub } from './kb/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
@@ -82,6 +83,10 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
     opened.push(() => http.close(config.shutdownGraceMs));
+    // Index loading can take a while without snapshots, so it starts once we are listening; it closes
+    // after the HTTP server has drained (its entry goes just before the server's in the unwind order).
+    const knowledge = await startKnowledgeHub(services);
+    opened.splice(opened.length - 1, 0, () => knowledge.close());
 
     let closing: Promise<void> | null = null;
     return {

@@ -1,8 +1,41 @@
 import type { RouteSpec } from '../http/route.js';
+import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
+import { detectRoutes } from './detect.js';
 import { discoveryRoutes } from './discovery.js';
 import { healthRoutes } from './health.js';
+import { internalRoutes } from './internal.js';
 import { keyRoutes } from './keys.js';
+import { knowledgeRoutes } from './knowledge.js';
+import { profileRoutes } from './profiles.js';
+import { projectRoutes } from './projects.js';
+import { usageRoutes } from './usage.js';
+import { billingRoutes } from './billing.js';
+import { governanceRoutes, withAudit } from './governance.js';
+import { leadRoutes } from './leads.js';
+import { licenseRoutes } from './licenses.js';
+import { paymentRoutes } from './payments.js';
+import { referralRoutes } from './referrals.js';
+import { webhookRoutes } from './webhooks.js';
 
-/** Every REST route, one file per area of the spec. */
-export const allRoutes: RouteSpec<any, any>[] = [...healthRoutes, ...discoveryRoutes, ...compressRoutes, ...keyRoutes];
+/** Every REST route, one file per area of the spec; mutating account routes are audited (governance.ts). */
+export const allRoutes: RouteSpec<any, any>[] = withAudit([
+  ...healthRoutes,
+  ...discoveryRoutes,
+  ...compressRoutes,
+  ...codeRoutes,
+  ...detectRoutes,
+  ...keyRoutes,
+  ...usageRoutes,
+  ...projectRoutes,
+  ...knowledgeRoutes,
+  ...profileRoutes,
+  ...internalRoutes,
+  ...referralRoutes,
+  ...leadRoutes,
+  ...licenseRoutes,
+  ...billingRoutes,
+  ...paymentRoutes,
+  ...governanceRoutes,
+  ...webhookRoutes,
+]);

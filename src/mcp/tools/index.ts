@@ -3,6 +3,17 @@ import { advisoryTools } from './advisory.js';
 import { analyticsTools } from './analytics.js';
 import { generalTools } from './general.js';
 import { helpTools } from './help.js';
+import { keyTools } from './keys.js';
+import { qualityTools } from './quality.js';
+import { textTools } from './text.js';
+import { knowledgeTools } from './knowledge.js';
+import { benchmarkTools } from './benchmarks.js';
+import { compressionTools } from './compression.js';
+import { documentTools } from './documents.js';
+import { sessionTools } from './session.js';
+import { toonTools } from './toon.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
-export const TOOLS: ToolDefinition<any>[] = [...helpTools, ...generalTools, ...advisoryTools, ...analyticsTools];
+export const TOOLS: ToolDefinition<any>[] = [...helpTools, ...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
+  ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools,
+  ...knowledgeTools];

@@ -1,0 +1,50 @@
+// Share grants of KB items to external A2A peers (gc_kb_share). The peer-facing side arrives with
+// the A2A issue; here the grant is validated and recorded, idempotently.
+import type { Principal } from '../../auth/principal.js';
+import { HttpError } from '../../http/errors.js';
+import type { Queryable } from '../../store/db.js';
+import { requireVisibleItem } from './items.js';
+
+export class CannotSharePrivate extends HttpError {
+  constructor(itemId: string) {
+    super(400, `cannot_share_private: item '${itemId}' is private; make it project-visible before sharing`);
+  }
+}
+
+export interface ShareRow {
+  id: string;
+  project_id: string;
+  item_id: string;
+  peer_id: string;
+  granted_by_key_id: string | null;
+  created_at: Date;
+  refreshed_at: Date;
+}
+
+/** Grants (or refreshes) a share; the same (item, peer) always yields the same share_id. */
+export async function grantShare(db: Queryable, principal: Principal, projectId: string, itemId: string, peerId: string): Promise<{ share: ShareRow; created: boolean }> {
+  const item = await requireVisibleItem(db, principal, projectId, itemId);
+  if (item.visibility === 'private') throw new CannotSharePrivate(item.id);
+  const [inserted] = await db.query<ShareRow>(
+    `insert into kb_shares (project_id, item_id, peer_id, granted_by_key_id) values ($1, $2, $3, $4)
+     on conflict (item_id, peer_id) do nothing returning *`,
+    [projectId, item.id, peerId, principal.keyId],
+  );
+  if (inserted) return { share: inserted, created: true };
+  const [existing] = await db.query<ShareRow>(
+    'update kb_shares set refreshed_at = now() where item_id = $1 and peer_id = $2 returning *',
+    [item.id, peerId],
+  );
+  return { share: existing!, created: false };
+}
+
+export function shareResponse(s: ShareRow) {
+  return {
+    share_id: s.id,
+    project_id: s.project_id,
+    item_id: s.item_id,
+    peer_id: s.peer_id,
+    created_at: new Date(s.created_at).toISOString(),
+    refreshed_at: new Date(s.refreshed_at).toISOString(),
+  };
+}

@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { chunkText, CHUNK_MAX_TOKENS } from '../../workers/kb/chunk.js';
+import { unifiedDiff } from '../../workers/kb/diff.js';
+import { LexicalIndex } from '../../workers/kb/lexical.js';
+import { ProjectIndex } from '../../workers/kb/projectIndex.js';
+
+function section(n: number): string {
+  const sentences = Array.from({ length: 14 }, (_, i) => `Paragraph sentence ${i} of section ${n} explains the behaviour of component ${n * 7 + i} under load.`);
+  return `## Section ${n}\n\n${sentences.slice(0, 7).join(' ')}\n\n${sentences.slice(7).join(' ')}`;
+}
+
+describe('chunking', () => {
+  it('cuts by structure within the size bound, exact slices, heading paths', async () => {
+    const text = `# Manual\n\n${Array.from({ length: 12 }, (_, i) => section(i)).join('\n\n')}`;
+    const chunks = await chunkText(text);
+    expect(chunks.length).toBeGreaterThan(3);
+    for (const c of chunks) {
+      expect(c.tokens).toBeLessThanOrEqual(CHUNK_MAX_TOKENS);
+      expect(text.slice(c.start, c.end)).toBe(c.raw_text);
+    }
+    expect(chunks.slice(0, -1).every((c) => c.tokens >= 120)).toBe(true);
+    expect(chunks[1]!.heading).toMatch(/^Manual › Section \d+$/);
+    expect(chunks.some((c) => c.skeleton.includes('[HIDDEN:'))).toBe(true);
+  });
+
+  it('splits one huge paragraph by sentences; empty text has no chunks', async () => {
+    const para = Array.from({ length: 200 }, (_, i) => `Sentence number ${i} talks about topic ${i % 13}.`).join(' ');
+    const chunks = await chunkText(para, { withSkeleton: false });
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(chunks.every((c) => c.tokens <= CHUNK_MAX_TOKENS)).toBe(true);
+    expect(await chunkText('   \n')).toEqual([]);
+  });
+});
+
+describe('unified diff', () => {
+  it('matches diff -u hunks', () => {
+    const d = unifiedDiff({ from: 'a\nb\nc\n', to: 'a\nB\nc\nd\n', fromLabel: 'x', toLabel: 'y' });
+    expect(d.unified_diff).toBe('--- x\n+++ y\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n c\n+d\n');
+    expect(d).toMatchObject({ added_lines: 2, removed_lines: 1 });
+    expect(unifiedDiff({ from: 'same\n', to: 'same\n' }).unified_diff).toBe('');
+    const far = unifiedDiff({ from: Array.from({ length: 30 }, (_, i) => `l${i}`).join('\n'), to: Array.from({ length: 30 }, (_, i) => (i === 2 || i === 25 ? `X${i}` : `l${i}`)).join('\n') });
+    expect(far.unified_diff.match(/^@@/gm)).toHaveLength(2);
+  });
+});
+
+describe('lexical index and project index', () => {
+  it('ranks by BM25 and forgets removed labels', () => {
+    const lex = new LexicalIndex();
+    lex.add(0, 'the quick brown fox');
+    lex.add(1, 'vacuum removes dead tuples');
+    lex.add(2, 'dead tuples and more dead tuples');
+    expect(lex.search('dead tuples', 5).labels).toEqual([2, 1]);
+    lex.remove(2);
+    expect(lex.search('dead tuples', 5).labels).toEqual([1]);
+  });
+
+  it('saves and loads a snapshot with identical search results', () => {
+    const dims = 16;
+    const idx = ProjectIndex.create(dims);
+    const n = 3000;
+    const vectors = new Float32Array(n * dims);
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31) - 0.5;
+    for (let i = 0; i < vectors.length; i++) vectors[i] = rnd();
+    const labels = Int32Array.from({ length: n }, (_, i) => i);
+    idx.add(labels, vectors, Array.from({ length: n }, (_, i) => `doc ${i} term${i % 17}`));
+    idx.remove([5, 6, 7]);
+    idx.generation = 42;
+    const q = Array.from(vectors.subarray(5 * dims, 6 * dims));
+    const before = idx.searchVector(q, 10);
+    expect(before.labels).not.toContain(5);
+    const dir = mkdtempSync(join(tmpdir(), 'kb-snap-'));
+    try {
+      idx.save(dir, 'p1');
+      const loaded = ProjectIndex.load(dir, 'p1')!;
+      expect(loaded.generation).toBe(42);
+      expect(loaded.count).toBe(n - 3);
+      expect(loaded.searchVector(q, 10).labels).toEqual(before.labels);
+      expect(loaded.searchLexical('term3', 5).labels).toEqual(idx.searchLexical('term3', 5).labels);
+      expect(ProjectIndex.load(dir, 'missing')).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
