@@ -12,4 +12,6 @@ export interface Principal {
   via: 'api_key' | 'jwt';
   /** Billing customer id from the identity-provider token (JWT sessions only). */
   billingCustomerId?: string | null;
+  /** The key's monthly quota as of authentication (null: uncapped, so no quota query per call). */
+  monthlyQuota?: number | null;
 }

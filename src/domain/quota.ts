@@ -82,7 +82,8 @@ export async function quotaStatus(db: Queryable, keyId: string, now = new Date()
  * Identity-provider sessions have no key and no key quota.
  */
 export async function enforceQuota(services: Services, principal: Principal): Promise<void> {
-  if (!principal.keyId) return;
+  // An uncapped key (as of authentication, at most AUTH_CACHE_MS old) needs no count.
+  if (!principal.keyId || principal.monthlyQuota === null) return;
   const status = await quotaStatus(services.db, principal.keyId);
   if (!status || status.quota === null || !status.enforced || status.used < status.quota) return;
   const retryAfter = Math.max(1, Math.ceil((status.periodEnd.getTime() - Date.now()) / 1000));

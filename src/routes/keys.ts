@@ -227,7 +227,8 @@ export const keyRoutes = [
       });
       if (!row) throw keyNotFound(keyId);
       // The cached principal carries the project binding.
-      if (body.project_id !== undefined) await services.revocations.publish(keyId);
+      // Cached principals carry the binding and the quota: drop them on every instance.
+      if (body.project_id !== undefined || body.monthly_quota !== undefined) await services.revocations.publish(keyId);
       return { body: keyListItem(row) };
     },
   }),
