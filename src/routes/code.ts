@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { compressCodeForCaller, structuralForCaller } from '../domain/codeCompression.js';
-import { recordPaymentInBackground } from '../domain/payments.js';
-import { recordUsageInBackground } from '../domain/usage.js';
+import { recordRestCompression } from '../domain/restAccounting.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity, modelName } from './schemas.js';
 
@@ -35,11 +34,9 @@ export const codeRoutes = [
     async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await compressCodeForCaller(services, principal, body, signal);
-      recordPaymentInBackground(services, principal, headers, result.original_tokens - result.compressed_tokens);
-      recordUsageInBackground(services, {
-        principal, method: 'REST', fidelity: body.fidelity, model: body.model, status: 'success',
-        inputTokens: result.original_tokens, outputTokens: result.compressed_tokens,
-        latencyMs: performance.now() - started, inputText: body.code,
+      recordRestCompression(services, principal, headers, {
+        fidelity: body.fidelity, model: body.model, inputTokens: result.original_tokens,
+        outputTokens: result.compressed_tokens, started, inputText: body.code,
       });
       return { body: result };
     },
@@ -52,11 +49,9 @@ export const codeRoutes = [
     async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await structuralForCaller(services, principal, body, signal);
-      recordPaymentInBackground(services, principal, headers, result.original_tokens - result.compressed_tokens);
-      recordUsageInBackground(services, {
-        principal, method: 'REST', fidelity: result.fidelity, model: body.model, status: 'success',
-        inputTokens: result.original_tokens, outputTokens: result.compressed_tokens,
-        latencyMs: performance.now() - started, inputText: body.files[0]?.path ?? null,
+      recordRestCompression(services, principal, headers, {
+        fidelity: result.fidelity, model: body.model, inputTokens: result.original_tokens,
+        outputTokens: result.compressed_tokens, started, inputText: body.files[0]?.path ?? null,
       });
       return { body: result };
     },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
 import { compressForCaller, compressThroughCache } from '../domain/compression.js';
-import { recordPaymentInBackground } from '../domain/payments.js';
+import { recordRestCompression } from '../domain/restAccounting.js';
 import { recordUsageInBackground } from '../domain/usage.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
@@ -55,18 +55,9 @@ export const compressRoutes = [
     async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await compressThroughCache(services, principal, body, signal);
-      recordPaymentInBackground(services, principal, headers, result.originalTokens - result.compressedTokens);
-      recordUsageInBackground(services, {
-        principal,
-        method: 'REST',
-        fidelity: body.fidelity,
-        model: body.model,
-        status: 'success',
-        inputTokens: result.originalTokens,
-        outputTokens: result.compressedTokens,
-        latencyMs: performance.now() - started,
-        cacheHit: result.cache === 'hit',
-        inputText: body.text,
+      recordRestCompression(services, principal, headers, {
+        fidelity: body.fidelity, model: body.model, inputTokens: result.originalTokens, outputTokens: result.compressedTokens,
+        started, inputText: body.text, cacheHit: result.cache === 'hit',
       });
       return { raw: result.body, headers: { 'x-semantic-cache': result.cache } };
     },
