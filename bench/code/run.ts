@@ -90,7 +90,7 @@ async function poolSkeletons(pool: Piscina, files: BenchFile[]): Promise<number>
   return performance.now() - t0;
 }
 
-function repomix(corpus: Corpus, files: BenchFile[], language: string): { contents: Map<string, string>; ms: number } | null {
+function repomix(files: BenchFile[], language: string): { contents: Map<string, string>; ms: number } | null {
   const dir = join(tmp, 'repomix', language);
   rmSync(dir, { recursive: true, force: true });
   for (const f of files) {
@@ -145,7 +145,7 @@ async function benchCorpus(corpus: Corpus, pool: Piscina): Promise<Row[]> {
       }
     }
     const r0 = performance.now();
-    const rm = repomix(corpus, files, language);
+    const rm = repomix(files, language);
     console.error(`  repomix ${language}: ${fmt((performance.now() - r0) / 1000)} s`);
     if (rm) {
       let tokens = 0;

@@ -16,7 +16,6 @@ import { requireOwnedProject } from '../domain/projects.js';
 import { getUser } from '../domain/users.js';
 import { badRequest, forbidden, HttpError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
-import type { Services } from '../services.js';
 import type { Queryable } from '../store/db.js';
 import { modelName } from './schemas.js';
 
@@ -116,13 +115,13 @@ function rotationReply(keyId: string, outcome: RotateOutcome) {
   };
 }
 
-async function rotate(services: Services, db: Queryable, principal: Principal, keyId: string, graceDays: number, name?: string | null) {
+async function rotate(db: Queryable, principal: Principal, keyId: string, graceDays: number, name?: string | null) {
   const user = await currentUser(db, principal);
   return rotateApiKey(db, { userId: user.id, keyId, plan: user.plan, graceDays, name });
 }
 
 /** Runs a consumed token's operation inside the consuming transaction (a failure un-consumes it). */
-async function runConfirmedOperation(services: Services, tx: Queryable, principal: Principal, token: ConfirmTokenRow) {
+async function runConfirmedOperation(tx: Queryable, principal: Principal, token: ConfirmTokenRow) {
   switch (token.operation) {
     case 'revoke': {
       const outcome = await revokeApiKey(tx, principal.userId, token.key_id);
@@ -132,7 +131,7 @@ async function runConfirmedOperation(services: Services, tx: Queryable, principa
     }
     case 'rotate': {
       const grace = typeof token.params.grace_period_days === 'number' ? token.params.grace_period_days : 7;
-      return rotationReply(token.key_id, await rotate(services, tx, principal, token.key_id, grace));
+      return rotationReply(token.key_id, await rotate(tx, principal, token.key_id, grace));
     }
     case 'scope_grant': {
       const row = await grantKeyScope(tx, principal.userId, token.key_id, String(token.params.scope));
@@ -193,7 +192,7 @@ export const keyRoutes = [
         const consumed = await consumeConfirmToken(tx, found.id, principal.userId);
         // Lost the race to a concurrent confirm (or expired just now).
         if (!consumed) throw new HttpError(409, 'Confirm token already consumed');
-        return { row: consumed, result: await runConfirmedOperation(services, tx, principal, consumed) };
+        return { row: consumed, result: await runConfirmedOperation(tx, principal, consumed) };
       });
       // Drop cached authentications of the affected key on every instance.
       if (row.operation !== 'scope_grant') await services.revocations.publish(row.key_id);
@@ -251,7 +250,7 @@ export const keyRoutes = [
     body: RotateKeyBody,
     async handler({ body, params, principal, services }) {
       const keyId = params.key_id!;
-      const outcome = await services.db.transaction((tx) => rotate(services, tx, principal, keyId, body.grace_period_days, body.name));
+      const outcome = await services.db.transaction((tx) => rotate(tx, principal, keyId, body.grace_period_days, body.name));
       const reply = rotationReply(keyId, outcome);
       // Cached entries of the predecessor hold its old expiry: drop them everywhere.
       await services.revocations.publish(keyId);

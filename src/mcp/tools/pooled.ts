@@ -1,11 +1,5 @@
 import type { ToolContext } from '../tool.js';
 
-/** In-flight pool tasks one tool call may hold: a fraction of the queue, at least the thread count. */
-export function poolFanout(ctx: ToolContext): number {
-  const s = ctx.services.pool.stats();
-  return Math.max(2, Math.min(32, Math.floor(s.max_queue / 4), s.threads * 4));
-}
-
 /** Exact token counts of many texts, each counted in the pool (never on the event loop). */
 export async function countMany(ctx: ToolContext, texts: readonly string[], model?: string | null): Promise<number[]> {
   return (await countManyTasks(ctx, texts, model)).tokens;
