@@ -14,7 +14,8 @@ import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { detectIssues } from '../../workers/detect/index.js';
 import type { DetectResult } from '../../workers/detect/index.js';
 import { loadDocuments, loadProbeFile } from '../quality/corpus.js';
-import { FAULT_KINDS, injectFault, rng } from './faults.js';
+import { rng } from '../lib/rng.js';
+import { FAULT_KINDS, injectFault } from './faults.js';
 import type { Fault, FaultKind } from './faults.js';
 
 const VERBOSE = process.argv.includes('--verbose');

@@ -1,5 +1,6 @@
 // Quality bench: savings, answer retention (with/without query) and two same-budget baselines.
 import { cpus } from 'node:os';
+import { rng } from '../lib/rng.js';
 import { compressText, budgetFor } from '../../workers/text/index.js';
 import { getEmbedder } from '../../workers/embed/index.js';
 
@@ -30,21 +31,10 @@ function firstTokens(text: string, budget: number): string {
   return text.slice(0, lo);
 }
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Baseline 2: random sentences (same units the engine sees), fixed seed, original order, within budget. */
 function randomSentences(text: string, budget: number, seed: number): string {
   const units = buildUnits(text, parseBlocks(text));
-  const rnd = mulberry32(seed);
+  const rnd = rng(seed);
   const order = units.map((_, i) => i);
   for (let i = order.length - 1; i > 0; i--) {
     const j = Math.floor(rnd() * (i + 1));
