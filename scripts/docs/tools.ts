@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../src/lib/root.js';
 import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
+import { toolScope } from '../../src/mcp/oauth.js';
 import { allTools } from '../../src/mcp/registry.js';
 
 export function renderToolsDoc(): string {
@@ -15,16 +16,19 @@ export function renderToolsDoc(): string {
     '(`src/mcp/catalogue.ts`). A tool is **available** only when it is registered and works; the rest of the',
     "spec's catalogue is listed as **planned**. A test fails when this file is out of date.",
     '',
+    'Scope: the OAuth scope an access token needs to call the tool (API keys are not scope-limited;',
+    'see docs/mcp-tools.md, "OAuth").',
+    '',
     `Available: ${registered.size} of ${SPEC_CATALOGUE.length}.`,
     '',
   ];
   const categories = [...new Set(SPEC_CATALOGUE.map((c) => c.category))];
   for (const category of categories) {
-    lines.push(`## ${category}`, '', '| Tool | Plan | State | Description |', '|---|---|---|---|');
+    lines.push(`## ${category}`, '', '| Tool | Plan | Scope | State | Description |', '|---|---|---|---|---|');
     for (const entry of SPEC_CATALOGUE.filter((c) => c.category === category)) {
       const tool = registered.get(entry.name);
       const plan = tool?.plan ?? entry.plan;
-      lines.push(`| \`${entry.name}\` | ${plan} | ${tool ? 'available' : 'planned'} | ${tool ? tool.description.replace(/\|/g, '\\|') : ''} |`);
+      lines.push(`| \`${entry.name}\` | ${plan} | ${tool ? toolScope(tool) : ''} | ${tool ? 'available' : 'planned'} | ${tool ? tool.description.replace(/\|/g, '\\|') : ''} |`);
     }
     lines.push('');
   }

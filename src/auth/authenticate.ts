@@ -9,20 +9,21 @@ import type { Principal } from './principal.js';
 
 /**
  * Resolves `Authorization: Bearer <API key | identity-provider JWT>` to a principal (401 otherwise)
- * and counts the call against the caller's rate limit (429 past it).
+ * and counts the call against the caller's rate limit (429 past it). `resource` is the RFC 8707
+ * resource a JWT must be bound to (the MCP endpoint); REST checks the configured audience instead.
  */
-export async function authenticate(services: Services, header: string | undefined): Promise<Principal> {
-  const principal = await identify(services, header);
+export async function authenticate(services: Services, header: string | undefined, resource?: string): Promise<Principal> {
+  const principal = await identify(services, header, resource);
   await services.rateLimiter.check(principal);
   return principal;
 }
 
-async function identify(services: Services, header: string | undefined): Promise<Principal> {
+async function identify(services: Services, header: string | undefined, resource?: string): Promise<Principal> {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
   if (!match) throw unauthorized('Missing bearer token');
   const token = match[1]!;
   if (KEY_PATTERN.test(token)) return authenticateKey(services, token);
-  if (JWT_PATTERN.test(token) && jwtEnabled(services.config)) return authenticateJwt(services, token);
+  if (JWT_PATTERN.test(token) && jwtEnabled(services.config)) return authenticateJwt(services, token, resource);
   throw unauthorized('Invalid API key');
 }
 
@@ -37,11 +38,11 @@ async function authenticateKey(services: Services, token: string): Promise<Princ
 }
 
 /** Identity-provider session: the user row is created on first sight; plan and billing id come from the token. */
-async function authenticateJwt(services: Services, token: string): Promise<Principal> {
-  const cacheKey = hashToken(token);
+async function authenticateJwt(services: Services, token: string, resource?: string): Promise<Principal> {
+  const cacheKey = hashToken(token, resource);
   const cached = services.authCache.get(cacheKey);
   if (cached) return cached;
-  const claims = await verifyIdentityToken(services.config, token);
+  const claims = await verifyIdentityToken(services.config, token, resource);
   const user = await upsertExternalUser(services.db, {
     externalId: claims.subject,
     plan: claims.plan,
@@ -59,6 +60,7 @@ async function authenticateJwt(services: Services, token: string): Promise<Princ
     projectId: null,
     via: 'jwt',
     billingCustomerId: user.billing_customer_id ?? null,
+    scopes: claims.scopes,
   };
   services.authCache.set(cacheKey, principal, claims.expiresAt);
   return principal;

@@ -4,6 +4,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPaylo
 import type { Config } from '../config.js';
 import { unauthorized } from '../http/errors.js';
 import { isPlan, type Plan } from './plans.js';
+import { tokenScopes } from './scopes.js';
 
 /** Compact JWS: three base64url parts. API keys never look like this. */
 export const JWT_PATTERN = /^[\w-]+\.[\w-]+\.[\w-]*$/;
@@ -16,6 +17,8 @@ export interface IdentityClaims {
   name: string | null;
   /** Token expiry in ms since epoch: cached authentication never outlives it. */
   expiresAt: number | null;
+  /** OAuth scopes the token grants (`scope` / `scp`); empty when it carries none. */
+  scopes: string[];
 }
 
 type JwtConfig = Pick<Config, 'jwksUrl' | 'jwksFile' | 'jwtIssuer' | 'jwtAudience'>;
@@ -52,13 +55,17 @@ function optionalString(value: unknown): string | null {
   return typeof value === 'string' && value.length > 0 && value.length <= 320 ? value : null;
 }
 
-/** Verifies signature, expiry, issuer and audience; any failure is a 401 that names the reason class only. */
-export async function verifyIdentityToken(config: JwtConfig, token: string): Promise<IdentityClaims> {
+/**
+ * Verifies signature, expiry, issuer and audience; any failure is a 401 that names the reason class only.
+ * `resource` (RFC 8707) replaces the configured audience: a token for the MCP endpoint must name it in `aud`.
+ */
+export async function verifyIdentityToken(config: JwtConfig, token: string, resource?: string): Promise<IdentityClaims> {
   let payload: JWTPayload;
+  const audience = resource ?? config.jwtAudience;
   try {
     ({ payload } = await jwtVerify(token, keySet(config), {
       ...(config.jwtIssuer ? { issuer: config.jwtIssuer } : {}),
-      ...(config.jwtAudience ? { audience: config.jwtAudience } : {}),
+      ...(audience ? { audience } : {}),
       algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'ES256', 'ES384', 'EdDSA'],
       clockTolerance: 5,
     }));
@@ -79,10 +86,11 @@ export async function verifyIdentityToken(config: JwtConfig, token: string): Pro
     email: optionalString(claim(payload, 'email')),
     name: optionalString(claim(payload, 'name')),
     expiresAt: typeof payload.exp === 'number' ? payload.exp * 1000 : null,
+    scopes: tokenScopes(payload),
   };
 }
 
-/** Cache key of a verified token: never the token itself. */
-export function hashToken(token: string): string {
-  return 'jwt:' + createHash('sha256').update(token).digest('hex');
+/** Cache key of a verified token (per audience it was checked against): never the token itself. */
+export function hashToken(token: string, resource?: string): string {
+  return 'jwt:' + createHash('sha256').update(token).digest('hex') + (resource ? `|${resource}` : '');
 }

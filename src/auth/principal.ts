@@ -12,6 +12,8 @@ export interface Principal {
   via: 'api_key' | 'jwt';
   /** Billing customer id from the identity-provider token (JWT sessions only). */
   billingCustomerId?: string | null;
+  /** OAuth scopes of an identity-provider token; undefined for API keys, which are not scope-limited. */
+  scopes?: string[];
   /** The key's monthly quota as of authentication (null: uncapped, so no quota query per call). */
   monthlyQuota?: number | null;
 }

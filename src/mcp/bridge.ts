@@ -5,8 +5,10 @@ import type { Principal } from '../auth/principal.js';
 import { HttpError } from '../http/errors.js';
 import { readBody, writeReply } from '../http/io.js';
 import type { RawHandler } from '../http/server.js';
-import { baseUrl, MCP_SCOPES } from '../routes/discovery.js';
+import { MCP_SCOPES } from '../auth/scopes.js';
+import { baseUrl } from '../routes/discovery.js';
 import type { Services } from '../services.js';
+import { mcpResource, scopeShortfall } from './oauth.js';
 import type { McpEntry, SessionStore } from './sessions.js';
 
 function isInitialize(body: unknown): boolean {
@@ -49,12 +51,14 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       const raw = method === 'POST' ? await readBody(res, services.config.maxBodyBytes) : null;
       if (raw === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
       if (aborted) return;
+      const base = baseUrl(services, headers);
+      const resource = mcpResource(base);
+      const metadata = `${base}/.well-known/oauth-protected-resource`;
       let principal: Principal;
       try {
-        principal = await authenticate(services, headers.authorization);
+        principal = await authenticate(services, headers.authorization, resource);
       } catch (err) {
         if (err instanceof HttpError && err.status === 401) {
-          const metadata = `${baseUrl(services, headers)}/.well-known/oauth-protected-resource`;
           throw new HttpError(401, err.detail, { 'www-authenticate': `Bearer resource_metadata="${metadata}", scope="${MCP_SCOPES.join(' ')}"` });
         }
         throw err;
@@ -65,6 +69,14 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       } catch {
         parsed = undefined; // the transport answers with a JSON-RPC parse error
       }
+      // Step-up per the MCP authorization spec: 403 naming the scope the client should ask for.
+      const shortfall = scopeShortfall(principal, parsed);
+      if (shortfall) {
+        const scope = shortfall.needed.join(' ');
+        throw new HttpError(403, `The access token lacks the scope needed for ${shortfall.what}: ${shortfall.needed.join(' or ')}`, {
+          'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${metadata}"`,
+        });
+      }
       const sessionId = headers['mcp-session-id'];
       let entry: McpEntry | null;
       if (sessionId) {
@@ -74,9 +86,9 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
           return;
         }
       } else if (method === 'POST' && isInitialize(parsed)) {
-        entry = await sessions.open(principal, baseUrl(services, headers));
+        entry = await sessions.open(principal, base);
       } else {
-        entry = await sessions.oneShot(principal, baseUrl(services, headers));
+        entry = await sessions.oneShot(principal, base);
       }
       try {
         const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {
@@ -87,7 +99,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         });
         const response = await entry.transport.handleRequest(request, {
           parsedBody: parsed,
-          authInfo: { token: 'api-key', clientId: principal.keyId ?? principal.userId, scopes: MCP_SCOPES },
+          authInfo: { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: new URL(resource) },
         });
         await pipeResponse(res, response, requestId, () => aborted);
       } finally {

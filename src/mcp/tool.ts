@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Plan } from '../auth/plans.js';
+import type { McpScope } from '../auth/scopes.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import type { SessionState } from './session.js';
@@ -45,6 +46,8 @@ export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   advisory?: boolean;
   /** Reads only: advertised to clients as readOnlyHint. */
   readOnly?: boolean;
+  /** OAuth scope an access token needs to call it: mcp:read / mcp:write for stored data, else mcp:tools. */
+  scope?: McpScope;
   /** Knowledge, plan, task and workflow tools need a project-bound key. */
   needsProject?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;

@@ -1,6 +1,8 @@
+import { MCP_SCOPES } from '../auth/scopes.js';
 import { signingKeys } from '../domain/signingKeys.js';
 import { defineRoute } from '../http/route.js';
 import { buildAgentCard, legacyAgentCard } from '../mcp/agentCard.js';
+import { mcpResource } from '../mcp/oauth.js';
 import type { Services } from '../services.js';
 
 /** The base URL clients should use: PUBLIC_URL when configured, else what the request's Host says. */
@@ -9,8 +11,6 @@ export function baseUrl(services: Services, headers: Record<string, string>): st
   const proto = headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
   return `${proto}://${headers['x-forwarded-host'] ?? headers.host ?? `localhost:${services.config.port}`}`;
 }
-
-export const MCP_SCOPES = ['mcp:tools', 'mcp:read', 'mcp:write'];
 
 export const discoveryRoutes = [
   defineRoute({
@@ -23,7 +23,7 @@ export const discoveryRoutes = [
       // RFC 9728 protected resource metadata for the MCP endpoint (RFC 8707 resource = this URL).
       return {
         body: {
-          resource: `${base}/mcp`,
+          resource: mcpResource(base),
           authorization_servers: issuer ? [issuer] : [],
           scopes_supported: MCP_SCOPES,
           bearer_methods_supported: ['header'],

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
+import { MCP_SCOPES } from '../auth/scopes.js';
 import {
   createApiKey,
   getApiKey,
@@ -77,7 +78,6 @@ const RotateKeyBody = z
   .strict()
   .default({});
 
-const MCP_SCOPES = ['mcp:tools', 'mcp:read', 'mcp:write'] as const;
 
 const ConfirmTokenBody = z
   .object({

@@ -90,6 +90,7 @@ export const advisoryTools = [
   }),
   defineTool({
     name: 'check_budget',
+    scope: 'mcp:read',
     readOnly: true,
     category: 'advisory',
     plan: 'free',

@@ -7,6 +7,7 @@ const label = z.string().trim().min(1).max(200);
 export const benchmarkTools = [
   defineTool({
     name: 'gc_submit_benchmark',
+    scope: 'mcp:write',
     category: 'platform',
     plan: 'free',
     advisory: true,

@@ -174,6 +174,7 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'get_original_output',
+    scope: 'mcp:read',
     category: 'general',
     plan: 'pro',
     advisory: true,

@@ -64,6 +64,7 @@ async function fetchDocument(url: string): Promise<{ text: string; contentType: 
 export const documentTools = [
   defineTool({
     name: 'ingest_context',
+    scope: 'mcp:write',
     category: 'ingestion',
     plan: 'free',
     advisory: true,
@@ -127,6 +128,7 @@ export const documentTools = [
   }),
   defineTool({
     name: 'list_documents',
+    scope: 'mcp:read',
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -139,6 +141,7 @@ export const documentTools = [
   }),
   defineTool({
     name: 'get_stats',
+    scope: 'mcp:read',
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -165,6 +168,7 @@ export const documentTools = [
   }),
   defineTool({
     name: 'delete_document',
+    scope: 'mcp:write',
     category: 'general',
     plan: 'free',
     advisory: true,
@@ -177,6 +181,7 @@ export const documentTools = [
   }),
   defineTool({
     name: 'read_skeleton',
+    scope: 'mcp:read',
     category: 'ingestion',
     plan: 'free',
     description:
@@ -223,6 +228,7 @@ export const documentTools = [
   }),
   defineTool({
     name: 'modulate_region',
+    scope: 'mcp:read',
     category: 'general',
     plan: 'free',
     description:

@@ -13,17 +13,18 @@ export const helpTools = [
     input: z.object({ tool_name: z.string().optional(), verbose: z.boolean().default(false) }).strict(),
     async handler({ tool_name, verbose }) {
       const { allTools, getTool, inputJsonSchema } = await import('../registry.js');
+      const { toolScope } = await import('../oauth.js');
       const describe = (t: ReturnType<typeof allTools>[number]) => ({
         name: t.name,
         category: t.category,
         plan: t.plan,
         description: t.description,
-        ...(verbose ? { input_schema: inputJsonSchema(t), needs_project: !!t.needsProject } : {}),
+        ...(verbose ? { input_schema: inputJsonSchema(t), needs_project: !!t.needsProject, oauth_scope: toolScope(t) } : {}),
       });
       if (tool_name) {
         const tool = getTool(tool_name);
         if (!tool) throw new ToolError('not_found', `Unknown tool '${tool_name}'`);
-        return { result: { tool: { ...describe(tool), input_schema: inputJsonSchema(tool) } } };
+        return { result: { tool: { ...describe(tool), input_schema: inputJsonSchema(tool), oauth_scope: toolScope(tool) } } };
       }
       const categories: Record<string, ReturnType<typeof describe>[]> = {};
       for (const t of allTools()) (categories[t.category] ??= []).push(describe(t));

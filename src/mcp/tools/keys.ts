@@ -22,6 +22,7 @@ function keyOutcome(outcome: StrictKeyOutcome, keyId: string) {
 export const keyTools = [
   defineTool({
     name: 'gc_mint_api_key',
+    scope: 'mcp:write',
     category: 'platform',
     plan: 'pro',
     advisory: true,
@@ -40,6 +41,7 @@ export const keyTools = [
   }),
   defineTool({
     name: 'gc_revoke_api_key',
+    scope: 'mcp:write',
     category: 'platform',
     plan: 'pro',
     advisory: true,
@@ -53,6 +55,7 @@ export const keyTools = [
   }),
   defineTool({
     name: 'gc_rebind_api_key',
+    scope: 'mcp:write',
     category: 'platform',
     plan: 'pro',
     advisory: true,

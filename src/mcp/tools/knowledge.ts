@@ -39,6 +39,7 @@ async function boundProject(ctx: ToolContext): Promise<string> {
 export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_ingest',
+    scope: 'mcp:write',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -67,6 +68,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_get',
+    scope: 'mcp:read',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -82,6 +84,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_list',
+    scope: 'mcp:read',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -105,6 +108,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_edit',
+    scope: 'mcp:write',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -137,6 +141,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_delete',
+    scope: 'mcp:write',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -152,6 +157,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_query',
+    scope: 'mcp:read',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -177,6 +183,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_diff',
+    scope: 'mcp:read',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -191,6 +198,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_set_visibility',
+    scope: 'mcp:write',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -207,6 +215,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'gc_kb_share',
+    scope: 'mcp:write',
     category: 'knowledge-base',
     plan: 'pro',
     needsProject: true,
@@ -223,6 +232,7 @@ export const knowledgeTools = [
   }),
   defineTool({
     name: 'search_semantic',
+    scope: 'mcp:read',
     category: 'search',
     plan: 'free',
     description:
