@@ -80,6 +80,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       host: config.host,
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
+      maxRepositoryBodyBytes: config.maxRepositoryBodyBytes,
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
     opened.push(() => http.close(config.shutdownGraceMs));

@@ -14,6 +14,8 @@ export interface Config {
   dataDir: string;
   redisUrl: string | null;
   maxBodyBytes: number;
+  /** Body limit of the routes that take a whole repository (structural code compression). */
+  maxRepositoryBodyBytes: number;
   poolThreads: number;
   poolMaxQueue: number;
   /** Upper bound on how long a cached authentication may outlive a revocation elsewhere. */
@@ -57,6 +59,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir: env.DATA_DIR || join(process.cwd(), 'data'),
     redisUrl: env.REDIS_URL || null,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 8 * 1024 * 1024),
+    maxRepositoryBodyBytes: int(env, 'MAX_REPOSITORY_BODY_BYTES', 64 * 1024 * 1024),
     poolThreads: Math.max(1, threads),
     poolMaxQueue: int(env, 'POOL_MAX_QUEUE', Math.max(1, threads) * 64),
     authCacheMs: Math.min(int(env, 'AUTH_CACHE_MS', 5000), 5000),

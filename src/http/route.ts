@@ -39,6 +39,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** Lowest plan allowed, or the exact plans; checked in one place (auth/plans.ts). */
   plan?: PlanRule;
   body?: z.ZodType<B, z.ZodTypeDef, unknown>;
+  /** Takes a whole repository (many files): MAX_REPOSITORY_BODY_BYTES instead of MAX_BODY_BYTES. */
+  repositoryBody?: true;
   query?: z.ZodType<Q, z.ZodTypeDef, unknown>;
   handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;
 }

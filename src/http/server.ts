@@ -35,7 +35,7 @@ interface Incoming {
 export function startHttpServer(
   routes: RouteSpec<any, any>[],
   services: Services,
-  options: { host: string; port: number; maxBodyBytes: number; raw?: Record<string, RawHandler> },
+  options: { host: string; port: number; maxBodyBytes: number; maxRepositoryBodyBytes: number; raw?: Record<string, RawHandler> },
 ): Promise<HttpServer> {
   const router = new Router<RouteSpec<any, any>>();
   for (const route of routes) router.add(route.method, route.path, route);
@@ -104,13 +104,14 @@ export function startHttpServer(
       };
     }
     const { handler: route, params, pattern } = found.match;
+    const limit = route.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
     const declared = Number(incoming.headers['content-length'] ?? '0');
-    if (declared > options.maxBodyBytes) {
-      return { status: 413, reply: { body: { detail: tooLarge(options.maxBodyBytes) } }, route: pattern, close: true };
+    if (declared > limit) {
+      return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
     }
-    const rawBody = BODY_METHODS.has(incoming.method) ? await readBody(res, options.maxBodyBytes) : null;
+    const rawBody = BODY_METHODS.has(incoming.method) ? await readBody(res, limit) : null;
     if (rawBody === 'too-large') {
-      return { status: 413, reply: { body: { detail: tooLarge(options.maxBodyBytes) } }, route: pattern, close: true };
+      return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
     }
     if (isDone()) return { status: 499, reply: {}, route: pattern };
 

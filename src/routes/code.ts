@@ -46,6 +46,7 @@ export const codeRoutes = [
     path: '/v1/compress-code/structural',
     auth: 'key',
     body: StructuralBody,
+    repositoryBody: true,
     async handler({ body, principal, services, signal, headers }) {
       const started = performance.now();
       const result = await structuralForCaller(services, principal, body, signal);

@@ -4,7 +4,7 @@ import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../he
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ maxBodyBytes: 64 * 1024 });
+  server = await startTestServer({ maxBodyBytes: 64 * 1024, maxRepositoryBodyBytes: 256 * 1024 });
 });
 afterAll(async () => {
   await server?.close();
@@ -113,6 +113,18 @@ describe(`foundation (${DB_KIND})`, () => {
     expect(res.status).toBe(413);
     const after = await server.request('GET', '/health', { key: null });
     expect(after.status).toBe(200);
+  });
+
+  it('lets the repository route take bodies past the general limit, up to its own', async () => {
+    const file = (i: number) => ({ path: `pkg/m${i}.py`, content: `def f${i}(x):\n    return x + ${i}\n` + '# filler line\n'.repeat(300) });
+    const files = Array.from({ length: 25 }, (_, i) => file(i)); // about 110 KB: over 64 KB, under 256 KB
+    const ok = await server.request('POST', '/v1/compress-code/structural', { body: { files, token_budget: 500 } });
+    expect(ok.status).toBe(200);
+    expect(ok.json.files).toBe(25);
+    const tooBig = await server.request('POST', '/v1/compress-code/structural', { body: { files: Array.from({ length: 70 }, (_, i) => file(i)) } });
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.json.detail).toContain(String(256 * 1024));
+    expect((await server.request('POST', '/v1/compress', { body: { text: 'x'.repeat(70 * 1024) } })).status).toBe(413);
   });
 
   it('answers 404 for unknown routes and 405 with Allow for wrong methods', async () => {
