@@ -8,8 +8,27 @@ export interface Pairs {
   paraphrase: [string, string][];
   hard_negative: [string, string][];
 }
+export type Split = 'dev' | 'test';
+export interface Query {
+  q: string;
+  /** Substring(s) of the relevant paragraph(s): a paragraph containing any of them is relevant. */
+  contains: string | string[];
+  /** 'dev' for choosing parameters, 'test' held out for the reported numbers. */
+  split: Split;
+}
 export interface Queries {
-  queries: { q: string; contains: string }[];
+  queries: Query[];
+}
+
+/** Indices of the passages each query's label matches; throws on a label that matches nothing. */
+export function relevantSets(queries: readonly Query[], passages: readonly string[]): Set<number>[] {
+  return queries.map((x) => {
+    const subs = Array.isArray(x.contains) ? x.contains : [x.contains];
+    const s = new Set<number>();
+    passages.forEach((p, i) => subs.some((c) => p.includes(c)) && s.add(i));
+    if (s.size === 0) throw new Error(`label matches no passage: ${subs.join(' | ')}`);
+    return s;
+  });
 }
 
 export function loadLabels(dir: string): { pairs: Pairs; queries: Queries } {

@@ -14,13 +14,6 @@ export function rank(scores: ArrayLike<number>): number[] {
   return Array.from({ length: scores.length }, (_, i) => i).sort((a, b) => scores[b]! - scores[a]! || a - b);
 }
 
-/** Reciprocal rank fusion of several rankings (k = 60 as in Cormack et al.). */
-export function rrf(rankings: number[][], k = 60): number[] {
-  const s = new Map<number, number>();
-  for (const r of rankings) r.forEach((doc, i) => s.set(doc, (s.get(doc) ?? 0) + 1 / (k + i + 1)));
-  return [...s.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).map(([d]) => d);
-}
-
 /** Share of queries with at least one relevant passage in the top k. */
 export function recallAt(rankings: number[][], relevant: Set<number>[], k: number): number {
   return mean(rankings.map((r, i) => (r.slice(0, k).some((d) => relevant[i]!.has(d)) ? 1 : 0)));

@@ -1,14 +1,16 @@
-// Embedding benchmark: paraphrase separation, query->passage retrieval and throughput, comparing
-// BM25, plain GloVe averaging, the shipped model, fusion, and (with --teacher) the USE teacher.
+// Embedding benchmark: paraphrase separation, query->passage retrieval (held-out test split for
+// the reported numbers, dev split for reference) and throughput, comparing BM25, plain GloVe
+// averaging, the shipped model, the product's BM25 + dense fusion, and (with --teacher) the USE teacher.
 // Run: npm run bench:embeddings [-- --teacher]
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadGlove } from '../../scripts/models/glove.js';
 import { getEmbedder, packageRoot } from '../../workers/embed/index.js';
+import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../workers/text/rrf.js';
 import { StaticWordTokenizer } from '../../workers/embed/tokenizer-static.js';
 import { Bm25 } from './bm25.js';
-import { loadLabels, loadPassages } from './data.js';
-import { auc, mean, mrrAt10, rank, recallAt, rrf } from './metrics.js';
+import { loadLabels, loadPassages, relevantSets } from './data.js';
+import { auc, mean, mrrAt10, rank, recallAt } from './metrics.js';
 
 type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
 
@@ -83,45 +85,107 @@ function denseRankings(q: Float32Array[], d: Float32Array[]): number[][] {
   return q.map((qv) => rank(d.map((dv) => dot(qv, dv))));
 }
 
+/**
+ * The product's fusion function (reciprocalRankFusion from workers/text/rrf.ts, k = RRF_K), BM25
+ * first, dense second, weighted by HYBRID_RRF_WEIGHTS unless other weights are given.
+ */
+function productFusion(bm: number[][], dense: number[][], n: number, w: readonly [number, number] = [HYBRID_RRF_WEIGHTS.lexical, HYBRID_RRF_WEIGHTS.dense]): number[][] {
+  return bm.map((b, i) => rank(reciprocalRankFusion([b, dense[i]!], n, RRF_K, w)));
+}
+
+function minmax(x: ArrayLike<number>): Float64Array {
+  let lo = Infinity, hi = -Infinity;
+  for (let i = 0; i < x.length; i++) (lo = Math.min(lo, x[i]!)), (hi = Math.max(hi, x[i]!));
+  return Float64Array.from({ length: x.length }, (_, i) => (hi > lo ? (x[i]! - lo) / (hi - lo) : 0));
+}
+
 async function main(): Promise<void> {
   const withTeacher = process.argv.includes('--teacher');
   const labelDir = join(packageRoot(), 'bench', 'embeddings');
   const { pairs, queries } = loadLabels(labelDir);
   const passages = loadPassages();
-  const qs = queries.queries.map((x) => x.q);
-  const relevant = queries.queries.map((x) => {
-    const s = new Set<number>();
-    passages.forEach((p, i) => p.includes(x.contains) && s.add(i));
-    if (s.size === 0) throw new Error(`label matches no passage: ${x.contains}`);
-    return s;
-  });
+  const n = passages.length;
+  const Q = queries.queries;
+  const qs = Q.map((x) => x.q);
+  const relevant = relevantSets(Q, passages);
+  const splitIdx = (f: (i: number) => boolean) => Q.map((_, i) => i).filter(f);
+  const subsets: [string, number[]][] = [
+    ['test', splitIdx((i) => Q[i]!.split === 'test')],
+    ['dev', splitIdx((i) => Q[i]!.split === 'dev')],
+    ['original 50', splitIdx((i) => i < 50)],
+  ];
 
   const t0 = performance.now();
   const model = await getEmbedder();
   const loadMs = performance.now() - t0;
+  const shipped = `${model.modelId} (shipped)`;
   const systems: [string, EmbedFn][] = [
     ['GloVe average (plain)', plainGlove()],
-    [`${model.modelId} (shipped)`, (t) => model.embed(t)],
+    [shipped, (t) => model.embed(t)],
   ];
   if (withTeacher) systems.push(['USE lite teacher (reference, not shipped)', await teacher()]);
 
   const bm25 = new Bm25(passages);
-  const bmRank = qs.map((q) => rank(bm25.scores(q)));
+  const bmScores = qs.map((q) => bm25.scores(q));
+  const bmRank = bmScores.map((s) => rank(s));
 
-  const pairRows: string[] = [];
-  const retrRows: string[] = [];
   const fmt = (x: number) => x.toFixed(3);
-  retrRows.push(`| BM25 | ${fmt(recallAt(bmRank, relevant, 5))} | ${fmt(mrrAt10(bmRank, relevant))} |`);
+  const pairRows: string[] = [];
+  const retr: [string, number[][]][] = [['BM25', bmRank]];
+  const fusedName = `BM25 + ${shipped}, fused: weighted RRF k=${RRF_K}, BM25 ${HYBRID_RRF_WEIGHTS.lexical} / dense ${HYBRID_RRF_WEIGHTS.dense}`;
   for (const [name, embed] of systems) {
     const pr = await pairEval(embed, pairs);
     pairRows.push(`| ${name} | ${fmt(pr.para)} | ${fmt(pr.unrel)} | ${fmt(pr.diff)} | ${fmt(pr.aucUnrel)} | ${fmt(pr.hard)} | ${fmt(pr.aucHard)} |`);
     const dv = await embed(passages);
     const qv = await embed(qs);
     const dr = denseRankings(qv, dv);
-    retrRows.push(`| ${name} | ${fmt(recallAt(dr, relevant, 5))} | ${fmt(mrrAt10(dr, relevant))} |`);
-    const fused = dr.map((r, i) => rrf([bmRank[i]!, r]));
-    retrRows.push(`| BM25 + ${name}, RRF k=60 | ${fmt(recallAt(fused, relevant, 5))} | ${fmt(mrrAt10(fused, relevant))} |`);
+    retr.push([name, dr]);
+    retr.push([name === shipped ? fusedName : `BM25 + ${name}, same fusion`, productFusion(bmRank, dr, n)]);
+    if (name === shipped) {
+      retr.push([`BM25 + ${shipped}, equal-weight RRF k=${RRF_K} (what the KB used before the weighted fusion)`, productFusion(bmRank, dr, n, [1, 1])]);
+      const cos = qv.map((q) => dv.map((d) => dot(q, d)));
+      retr.push([
+        `BM25 + ${shipped}, min-max score fusion 0.6/0.4 (reference, not in the product)`,
+        bmScores.map((b, i) => {
+          const x = minmax(b), y = minmax(cos[i]!);
+          return rank(x.map((v, j) => 0.6 * v + 0.4 * y[j]!));
+        }),
+      ]);
+    }
   }
+  const on = (r: number[][], idx: number[]) => [idx.map((i) => r[i]!), idx.map((i) => relevant[i]!)] as const;
+  const retrRows = retr.map(([name, r]) => {
+    const cells = subsets.flatMap(([label, idx]) => {
+      const [rr, rel] = on(r, idx);
+      return label === 'original 50' ? [fmt(recallAt(rr, rel, 5))] : [fmt(recallAt(rr, rel, 5)), fmt(mrrAt10(rr, rel))];
+    });
+    return `| ${name} | ${cells.join(' | ')} |`;
+  });
+  // Per-query wins and losses of the product fusion against BM25 on the held-out split.
+  const fusedRank = retr.find(([name]) => name === fusedName)![1];
+  const hit = (r: number[], i: number) => r.slice(0, 5).some((d) => relevant[i]!.has(d));
+  const testIdx = subsets[0]![1];
+  const wins = testIdx.filter((i) => hit(fusedRank[i]!, i) && !hit(bmRank[i]!, i));
+  const losses = testIdx.filter((i) => !hit(fusedRank[i]!, i) && hit(bmRank[i]!, i));
+  // Paired bootstrap over test queries (seeded): 95% interval of fused minus BM25.
+  const rr = (r: number[], i: number) => {
+    const p = r.slice(0, 10).findIndex((d) => relevant[i]!.has(d));
+    return p < 0 ? 0 : 1 / (p + 1);
+  };
+  const dRec = testIdx.map((i) => (hit(fusedRank[i]!, i) ? 1 : 0) - (hit(bmRank[i]!, i) ? 1 : 0));
+  const dMrr = testIdx.map((i) => rr(fusedRank[i]!, i) - rr(bmRank[i]!, i));
+  let seed = 20261122;
+  const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296);
+  const ci = (d: number[]) => {
+    const means: number[] = [];
+    for (let b = 0; b < 10_000; b++) {
+      let t = 0;
+      for (let j = 0; j < d.length; j++) t += d[Math.floor(rnd() * d.length)]!;
+      means.push(t / d.length);
+    }
+    means.sort((x, y) => x - y);
+    return `${fmt(mean(d))} [${fmt(means[249]!)}, ${fmt(means[9749]!)}]`;
+  };
 
   // Throughput: real sentences from the corpus, one thread (the session is single-threaded),
   // embedded in calls of 1,000 like a pool task would; best of 3 passes over 20,000 sentences.
@@ -146,15 +210,20 @@ async function main(): Promise<void> {
 
   const out = [
     `Embeddings benchmark, ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node ${process.version}`,
-    `Corpus: ${passages.length} pydoc passages, ${qs.length} labelled queries; ${pairs.paraphrase.length} paraphrase pairs, ${pairs.paraphrase.length} derived unrelated pairs, ${pairs.hard_negative.length} hard negatives.`,
+    `Corpus: ${passages.length} pydoc passages, ${qs.length} labelled queries (test ${subsets[0]![1].length} held out, dev ${subsets[1]![1].length}); ${pairs.paraphrase.length} paraphrase pairs, ${pairs.paraphrase.length} derived unrelated pairs, ${pairs.hard_negative.length} hard negatives.`,
     '',
     '| Pairs | mean cos paraphrase | mean cos unrelated | difference | AUC para vs unrelated | mean cos hard neg. | AUC para vs hard neg. |',
     '|---|---|---|---|---|---|---|',
     ...pairRows,
     '',
-    '| Retrieval | recall@5 | MRR@10 |',
-    '|---|---|---|',
+    `| Retrieval | test recall@5 | test MRR@10 | dev recall@5 | dev MRR@10 | original 50: recall@5 |`,
+    '|---|---|---|---|---|---|',
     ...retrRows,
+    '',
+    `Test split, weighted-RRF fusion vs BM25 at recall@5: fusion finds ${wins.length} queries BM25 misses, loses ${losses.length}.`,
+    `Fused minus BM25 on test (mean, paired bootstrap 95% interval): recall@5 ${ci(dRec)}, MRR@10 ${ci(dMrr)}.`,
+    ...wins.map((i) => `  + ${qs[i]}`),
+    ...losses.map((i) => `  - ${qs[i]}`),
     '',
     '| Throughput (shipped model, 1 thread) | value |',
     '|---|---|',

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Manifest } from '../../workers/embed/manifest.js';
 import { DEFAULT_MODEL_FOLDER, packageRoot } from '../../workers/embed/paths.js';
-import { DEFAULT_OPTS, buildStatic } from './pipeline.js';
+import { DEFAULT_OPTS, buildStatic, loadRemoval, saveRemoval } from './pipeline.js';
 import { buildStaticModel } from './static-graph.js';
 
 const require = createRequire(import.meta.url);
@@ -29,7 +29,10 @@ function main(): void {
   const root = packageRoot();
   const out = join(root, 'models', DEFAULT_MODEL_FOLDER);
   const opts = { ...DEFAULT_OPTS };
-  const m = buildStatic(root, opts);
+  // The common components come from the committed removal unless asked to recompute them.
+  const removal = process.argv.includes('--recompute-components') ? null : loadRemoval(root);
+  const m = buildStatic(root, opts, undefined, removal);
+  if (!removal) saveRemoval(root, { dims: m.dims, corpusSentences: m.stats.corpusSentences!, projection: m.projection });
   const id = `${DEFAULT_MODEL_FOLDER}@1`;
 
   const onnx = buildStaticModel({
@@ -67,7 +70,7 @@ function main(): void {
       rows: m.rows,
       vocabWords: m.words.length,
       tableDtype: 'int8, symmetric per-row scale folded into the row weight',
-      corpus: 'prose sentences from node_modules/**/*.md (not the benchmark corpus)',
+      corpus: 'common components from prose sentences of the pinned packages\' Markdown (scripts/models/corpus-packages.json; not the benchmark corpus), committed in scripts/models/data/common-removal.json',
     },
   };
   mkdirSync(out, { recursive: true });

@@ -1,8 +1,8 @@
 // Unlabelled English sentences for the build (common-component estimate and teacher distillation),
 // taken from the Markdown docs of installed packages. Deterministic: sorted paths, hash order.
 // The benchmark's retrieval corpus (Python pydoc topics) is deliberately not used here.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fnv1a } from '../../workers/embed/tokenizer-static.js';
 
 function walk(dir: string, out: string[], depth = 0): void {
@@ -26,10 +26,30 @@ function walk(dir: string, out: string[], depth = 0): void {
   }
 }
 
-/** Prose-looking sentences, 6..40 words, deduplicated, in a stable pseudo-random order. */
-export function collectSentences(root: string, limit: number): string[] {
+/** `node_modules/a/node_modules/@s/b/docs/x.md` -> `node_modules/a/node_modules/@s/b`, the lock file's key. */
+function packageKey(rel: string): string {
+  const parts = rel.split(sep);
+  const last = parts.lastIndexOf('node_modules');
+  return parts.slice(0, last + (parts[last + 1]?.startsWith('@') ? 3 : 2)).join('/');
+}
+
+/**
+ * Markdown files (no changelogs or licences) of the pinned corpus packages (corpus-packages.json),
+ * in sorted order: a dependency added later must not change the model.
+ */
+export function markdownFiles(root: string): string[] {
+  const { packages } = JSON.parse(readFileSync(join(root, 'scripts', 'models', 'corpus-packages.json'), 'utf8')) as { packages: string[] };
+  const missing = packages.filter((p) => !existsSync(join(root, p)));
+  if (missing.length) throw new Error(`corpus packages not installed (run npm install): ${missing.slice(0, 5).join(', ')}${missing.length > 5 ? ', …' : ''}`);
+  const pinned = new Set(packages);
   const files: string[] = [];
   walk(join(root, 'node_modules'), files);
+  return files.filter((f) => pinned.has(packageKey(relative(root, f))));
+}
+
+/** Prose-looking sentences, 6..40 words, deduplicated, in a stable pseudo-random order. */
+export function collectSentences(root: string, limit: number): string[] {
+  const files = markdownFiles(root);
   const seen = new Set<string>();
   for (const f of files) {
     const text = readFileSync(f, 'utf8')

@@ -1,5 +1,7 @@
-// Build pipeline for the shipped static model. Pure functions of the installed packages, so
-// `npm run models:build` reproduces the committed files byte for byte.
+// Build pipeline for the shipped static model. Pure functions of the pinned packages and the
+// committed common-component removal, so `npm run models:build` reproduces the committed files byte for byte.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { StaticWordTokenizer, type StaticTokenizerConfig } from '../../workers/embed/tokenizer-static.js';
 import { trainBuckets } from './buckets.js';
 import { collectSentences } from './corpus.js';
@@ -105,7 +107,35 @@ export function removalMatrix(pcs: Float32Array[], D: number, amount = 1): Float
   return P;
 }
 
-export function buildStatic(root: string, o: BuildOpts = DEFAULT_OPTS, glove: Glove = loadGlove()): StaticModel {
+/** Common-component removal as shipped: committed so rebuilds do not depend on which docs are installed. */
+export interface Removal {
+  dims: number;
+  corpusSentences: number;
+  /** dims x dims, row-major */
+  projection: Float32Array;
+}
+
+const removalPath = (root: string): string => join(root, 'scripts', 'models', 'data', 'common-removal.json');
+
+export function loadRemoval(root: string): Removal | null {
+  const path = removalPath(root);
+  if (!existsSync(path)) return null;
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as { dims: number; corpusSentences: number; projectionF32Base64: string };
+  const bytes = Buffer.from(raw.projectionF32Base64, 'base64');
+  const projection = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
+  if (projection.length !== raw.dims * raw.dims) throw new Error(`${path}: expected ${raw.dims}x${raw.dims} floats`);
+  return { dims: raw.dims, corpusSentences: raw.corpusSentences, projection };
+}
+
+export function saveRemoval(root: string, r: Removal): void {
+  const path = removalPath(root);
+  mkdirSync(dirname(path), { recursive: true });
+  const note = 'I - sum(u u^T) over the top principal components of pooled corpus sentences (float32 LE, row-major). Rebuilt only by `node dist/scripts/models/build.js --recompute-components`.';
+  writeFileSync(path, JSON.stringify({ note, dims: r.dims, corpusSentences: r.corpusSentences, projectionF32Base64: Buffer.from(r.projection.buffer, r.projection.byteOffset, r.projection.byteLength).toString('base64') }, null, 1) + '\n');
+}
+
+/** `removal`: the committed common-component removal; null recomputes it from the pinned docs corpus. */
+export function buildStatic(root: string, o: BuildOpts = DEFAULT_OPTS, glove: Glove = loadGlove(), removal: Removal | null = null): StaticModel {
   const D = glove.dims;
   const { words, ranks } = trimVocab(glove, o.vocabSize);
   const tokCfg: StaticTokenizerConfig = {
@@ -130,11 +160,17 @@ export function buildStatic(root: string, o: BuildOpts = DEFAULT_OPTS, glove: Gl
   ranks.forEach((r, i) => (weights[i] = o.sifA / (o.sifA + p(r))));
   weights.fill(o.sifA / (o.sifA + p(ranks[ranks.length - 1]!)), words.length);
 
-  const corpus = collectSentences(root, o.corpusSentences);
-  const m = { tokenizer, table, weights, dims: D };
-  const pooled = corpus.map((s) => poolJS(m, s));
-  const pcs = principalComponents(pooled, D, o.components);
-  const projection = removalMatrix(pcs, D, o.removal);
+  let corpus: string[] = [];
+  let projection: Float32Array;
+  if (removal) {
+    if (removal.dims !== D) throw new Error(`committed removal has ${removal.dims} dims, vectors have ${D}`);
+    projection = removal.projection;
+  } else {
+    corpus = collectSentences(root, o.corpusSentences);
+    const m = { tokenizer, table, weights, dims: D };
+    const pcs = principalComponents(corpus.map((s) => poolJS(m, s)), D, o.components);
+    projection = removalMatrix(pcs, D, o.removal);
+  }
   const rowWeights = weights.map((w, i) => w * scale[i]!);
   return {
     quantized: q,
@@ -149,7 +185,7 @@ export function buildStatic(root: string, o: BuildOpts = DEFAULT_OPTS, glove: Gl
     projection,
     outDims: D,
     corpus,
-    stats: { bucketHeldOutCosine: b.heldOutCosine, corpusSentences: corpus.length },
+    stats: { bucketHeldOutCosine: b.heldOutCosine, corpusSentences: removal ? removal.corpusSentences : corpus.length },
   };
 }
 

@@ -6,7 +6,7 @@ import { unavailable } from '../../http/errors.js';
 import { hubFor } from '../../kb/hub.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';
-import { reciprocalRankFusion, RRF_K } from '../../../workers/text/rrf.js';
+import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/text/rrf.js';
 import { terms } from '../../../workers/text/terms.js';
 import { parseJsonb, visibleParams, visibleSql } from './items.js';
 
@@ -93,7 +93,8 @@ export async function queryKnowledge(
     const lex = hits.lexical.labels.filter((l) => valid.has(l));
     const ids = [...valid.keys()];
     const pos = new Map(ids.map((l, i) => [l, i]));
-    const fused = reciprocalRankFusion([vec.map((l) => pos.get(l)!), lex.map((l) => pos.get(l)!)], ids.length, RRF_K);
+    // Weights measured on bench/embeddings' dev split (docs/embeddings.md): lexical evidence leads.
+    const fused = reciprocalRankFusion([vec.map((l) => pos.get(l)!), lex.map((l) => pos.get(l)!)], ids.length, RRF_K, [HYBRID_RRF_WEIGHTS.dense, HYBRID_RRF_WEIGHTS.lexical]);
     const vecRank = new Map(vec.map((l, i) => [l, i + 1]));
     const lexRank = new Map(lex.map((l, i) => [l, i + 1]));
     const order = ids.map((l, i) => ({ l, f: fused[i]! })).sort((a, b) => b.f - a.f || a.l - b.l).slice(0, input.limit);
