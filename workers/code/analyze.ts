@@ -1,6 +1,7 @@
 import { countTokens } from '../shared/tokens.js';
 import { detectLanguage } from './detect.js';
 import { CodeInputError } from './errors.js';
+import { foldBareCalls, maskBareCalls } from './cmask.js';
 import { extractByLines } from './fallback.js';
 import { LANGUAGES } from './languages.js';
 import { countErrors, parse } from './parse.js';
@@ -57,13 +58,15 @@ export function analyzeInternal(input: AnalyzeInput, filename?: string | null, w
   let parseErrors = 0;
   let extraction: Extraction;
   if (content.trim().length === 0) {
-    extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], bodies: [] };
+    extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
     parser = detected.grammar ? 'tree-sitter' : 'line-fallback';
   } else if (detected.grammar) {
     const spec = LANGUAGES[detected.language]!;
-    const tree = parse(spec.id, content);
+    const masked = spec.compact?.bareCalls ? maskBareCalls(content) : null;
+    const tree = parse(spec.id, masked ? masked.text : content);
     parseErrors = countErrors(tree);
     extraction = extract(spec, tree, content, input.path);
+    if (masked) foldBareCalls(content, masked.calls, extraction.compact);
     parser = 'tree-sitter';
   } else {
     extraction = extractByLines(content, input.path);

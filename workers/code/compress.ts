@@ -66,7 +66,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
         keep.add(i);
         used += extra;
       }
-      skeleton = renderSkeleton(content, extraction, 'balanced', keep);
+      skeleton = renderSkeleton(content, extraction, 'detailed', keep);
       break;
     }
   }

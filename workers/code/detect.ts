@@ -55,7 +55,9 @@ function fewestErrors(code: string, candidates: string[], scores: Record<string,
   const sample = code.length > PROBE ? code.slice(0, PROBE) : code;
   let best = candidates[0]!;
   let bestErrors = Infinity;
-  for (const id of candidates) {
+  for (const [i, id] of candidates.entries()) {
+    // A clean parse cannot be beaten except on score: skip the other grammars (parsing C++ as C is slow).
+    if (bestErrors === 0 && candidates.slice(i).every((other) => (scores[other] ?? 0) <= (scores[best] ?? 0))) break;
     const errors = countErrors(parse(id, sample));
     if (errors < bestErrors || (errors === bestErrors && (scores[id] ?? 0) > (scores[best] ?? 0))) {
       best = id;

@@ -11,7 +11,7 @@ const KIND: Record<string, UnitKind> = { class: 'class', module: 'module', inter
 const KEYWORDS = new Set(['def', 'end', 'class', 'function', 'return', 'if', 'else', 'then', 'do', 'self', 'this', 'nil', 'null', 'true', 'false']);
 
 export function extractByLines(source: string, path: string): Extraction {
-  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], bodies: [] };
+  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
   const lines = source.split('\n');
   let offset = 0;
   const stack: { indent: number; unit: number }[] = [];

@@ -42,6 +42,21 @@ export interface LangSpec {
   /** Public-definition convention. */
   exported: 'underscore' | 'export' | 'modifier' | 'capital' | 'pub' | 'header';
   keywords: string[];
+  /** API-surface compaction at balanced and outline (C family); detailed keeps the source form. */
+  compact?: CompactSpec;
+}
+
+export interface CompactSpec {
+  /** Macro definition node types: each run of consecutive ones folds into prefix groups (macros.ts). */
+  macros: string[];
+  /** Node types holding a list of enumerators, joined onto one line. */
+  enumLists: string[];
+  /** Doc comments keep the first sentence of their leading paragraph, at most this many lines, at balanced (docs.ts). */
+  docLines: number;
+  /** Strip include guards, `#pragma once` and `extern "C"` wrappers (scaffold.ts). */
+  scaffolding: boolean;
+  /** Hide bare `MACRO(args)` lines from the parser and fold runs of them (cmask.ts). */
+  bareCalls: boolean;
 }
 
 const C_FAMILY_KEEP = ['declaration', 'type_definition', 'struct_specifier', 'union_specifier', 'enum_specifier', 'preproc_def', 'preproc_function_def', 'preproc_call', 'field_declaration'];
@@ -68,6 +83,9 @@ const JS_BASE = {
   keywords: JS_KEYWORDS,
 };
 
+// Headers are mostly macros and prototypes: fold the macros, keep every prototype verbatim.
+const C_COMPACT: CompactSpec = { macros: ['preproc_def', 'preproc_function_def'], enumLists: ['enumerator_list'], docLines: 2, scaffolding: true, bareCalls: true };
+
 const CPP_LIKE = {
   functions: { function_definition: 'function' } as Record<string, UnitKind>,
   conditionals: [],
@@ -82,6 +100,7 @@ const CPP_LIKE = {
   bodyField: 'body',
   elision: 'braces' as const,
   exported: 'header' as const,
+  compact: C_COMPACT,
 };
 
 export const LANGUAGES: Record<string, LangSpec> = {

@@ -1,17 +1,24 @@
 import type { Fidelity } from '../shared/fidelity.js';
+import { tidyPreprocessor } from './scaffold.js';
 import { applyEdits, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo } from './types.js';
 import type { Extraction } from './units.js';
 
-/** Balanced: imports, signatures, shapes and docs; bodies elided. `keepBodies` = unit indexes shown in full (detailed). */
-export function renderSkeleton(source: string, ex: Extraction, level: 'balanced' | 'outline', keepBodies?: Set<number>): string {
+/**
+ * Balanced: imports, signatures, shapes and docs; bodies elided. Outline: balanced without docs.
+ * Detailed: balanced in source form (no compaction, whole docs) plus the bodies in `keepBodies`.
+ */
+export function renderSkeleton(source: string, ex: Extraction, level: 'detailed' | 'balanced' | 'outline', keepBodies?: Set<number>): string {
   const edits: Edit[] = [...ex.drops, ...ex.values];
+  if (level !== 'detailed') edits.push(...ex.compact);
+  if (level === 'balanced') edits.push(...ex.docTrims);
   if (level === 'outline') edits.push(...ex.docDrops);
   for (const body of ex.bodies) {
     if (keepBodies?.has(body.unit)) continue;
     edits.push(level === 'outline' ? body.noDoc : body.keepDoc);
   }
-  return applyEdits(source, edits);
+  const text = applyEdits(source, edits);
+  return ex.scaffolding && level !== 'detailed' ? tidyPreprocessor(text) : text;
 }
 
 /** Abstract: unit names grouped by container, one line per group. */

@@ -1,5 +1,7 @@
 import type { LangSpec } from './languages.js';
 import type { SyntaxNode, Tree } from './parse.js';
+import { CompactRuns, joinEnumerators } from './cruns.js';
+import { leadingParagraph } from './docs.js';
 import { identifiersIn, indentAt, lineSpan, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
 
@@ -13,6 +15,12 @@ export interface Extraction {
   docDrops: Edit[];
   /** Multi-line initialisers collapsed at balanced and outline. */
   values: Edit[];
+  /** API-surface compaction (folded macro runs, joined enumerators): balanced and outline only. */
+  compact: Edit[];
+  /** Long docs cut to the first sentence of their leading paragraph: balanced only. */
+  docTrims: Edit[];
+  /** C family: strip preprocessor boilerplate from the balanced and outline text (scaffold.ts). */
+  scaffolding?: boolean;
   /** Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it. */
   bodies: { unit: number; keepDoc: Edit; noDoc: Edit }[];
 }
@@ -32,7 +40,11 @@ const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'p
 const NAME_TYPES = new Set(['identifier', 'field_identifier', 'type_identifier', 'property_identifier', 'destructor_name', 'operator_name', 'qualified_identifier', 'namespace_identifier', 'private_property_identifier', 'constant', 'template_function', 'scoped_identifier', 'primitive_type']);
 
 export function extract(spec: LangSpec, tree: Tree, source: string, path: string): Extraction {
-  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], bodies: [] };
+  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
+  const compact = spec.compact;
+  if (compact?.scaffolding) out.scaffolding = true;
+  const runs = compact ? new CompactRuns(compact, source, out.compact) : null;
+  const enumLists = new Set(compact?.enumLists ?? []);
   const keywords = new Set(spec.keywords);
   const functions = spec.functions;
   const containers = spec.containers;
@@ -98,8 +110,12 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     return null;
   };
 
-  const signatureOf = (node: SyntaxNode, bodyStart: number | null): string =>
-    source.slice(node.startIndex, bodyStart ?? node.endIndex).trimEnd();
+  const preprocessed = spec.id === 'c' || spec.id === 'cpp';
+  const signatureOf = (node: SyntaxNode, bodyStart: number | null): string => {
+    const end = bodyStart ?? node.endIndex;
+    const start = preprocessed ? pastDirectives(source, node.startIndex, end) : node.startIndex;
+    return source.slice(start, end).trimEnd();
+  };
 
   const addUnit = (node: SyntaxNode, kind: UnitKind, ctx: Ctx, body: SyntaxNode | null, nameOverride?: { name: string; container: string | null }, span?: SyntaxNode): number => {
     const named = nameOverride ?? nameOf(node);
@@ -108,6 +124,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     const effKind: UnitKind = kind === 'function' && ctx.container && ctx.containerKind !== 'namespace' && ctx.containerKind !== 'module' ? 'method' : kind;
     const outer = span ?? node;
     const signature = signatureOf(outer, body ? (py ? colonEnd(body) : body.startIndex) : null);
+    // Enum shapes (C family): enumerators joined on one line at balanced.
+    if (body && enumLists.has(body.type)) joinEnumerators(body, out.compact);
     const qualified = container ? `${container}.${named.name}` : named.name;
     const start = outer.startIndex;
     const unit: CodeUnit = {
@@ -288,16 +306,20 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       ref.unit = addUnit(node, shapes[type]!, ctx, node.childForFieldName('body'));
       return 1;
     }
-    if (BODY_WRAPPERS.has(type)) {
+    // C family: a stretch the parser could not place is still a list of statements (prototypes).
+    if (BODY_WRAPPERS.has(type) || (compact && type === 'ERROR')) {
       // `#ifdef X ... #endif`, `{ ... }` lists: their children are statements like any body's.
       const local: Edit[] = [];
       const kept = walkBody(node, ctx, local);
-      if (kept === 0) {
+      // `#ifdef __cplusplus` before a `}` that closes `extern "C" {`: the parser ends the block at the
+      // brace, without its `#endif`; dropping it would leave the `}` and `#endif` unbalanced.
+      const fragment = (type === 'preproc_if' || type === 'preproc_ifdef') && !node.children.some((c) => c.type === '#endif' && !c.isMissing);
+      if (kept === 0 && !fragment) {
         drop(into, node);
         return 0;
       }
       into.push(...local);
-      return kept;
+      return Math.max(kept, 1);
     }
     if (wrappers.has(type)) {
       const inner: Ctx = type === 'export_statement' || type === 'ambient_declaration' ? { ...ctx, exported: true } : ctx;
@@ -355,10 +377,14 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     let kept = 0;
     let pending: SyntaxNode[] = [];
     let first = true;
+    let run: SyntaxNode[] = [];
+    let runStart = -1;
     const directive = body.type.startsWith('preproc') ? body.startPosition.row : -1;
     for (const child of body.namedChildren) {
-      // The directive's own condition (`#ifdef NAME`) is not a statement.
-      if (child.startPosition.row === directive && !comments.has(child.type)) continue;
+      // The directive's own condition (`#ifdef NAME`) is not a statement, nor (C family) its trailing comment.
+      if (child.startPosition.row === directive && (compact || !comments.has(child.type))) continue;
+      // Same inside a file that failed to parse: `#ifndef NAME`, `extern "C"` are loose tokens there.
+      if (compact && body.type === 'ERROR' && (continuesDirective(child) || looseDirective(child))) continue;
       if (comments.has(child.type)) {
         pending.push(child);
         continue;
@@ -375,6 +401,13 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       const ref = { unit: -1 };
       const k = visitStatement(child, ctx, into, ref);
       kept += k;
+      // Statements dropped anyway (a `DEFINE_STACK_OF(X)` line) do not break a macro run.
+      if (runs?.joins(child, k > 0 && ref.unit < 0)) run.push(child);
+      else if (k > 0 && run.length > 0) {
+        runs!.fold(run, runStart);
+        run = [];
+        runStart = -1;
+      }
       // Comments directly above (no blank line) a kept statement are its documentation.
       let row = child.startPosition.row;
       const attached: SyntaxNode[] = [];
@@ -386,6 +419,9 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         } else drop(into, c);
       }
       for (const c of attached) drop(out.docDrops, c);
+      // A folded macro run drops its comments at balanced, the one above it included.
+      if (run.length === 1 && run[0] === child && runs!.isMacro(child) && attached.length > 0) runStart = ownLineStart(attached[0]!);
+      else if (compact && attached.length > 0) trimDoc(attached, compact.docLines);
       if (ref.unit >= 0 && attached.length > 0) {
         const unit = out.units[ref.unit]!;
         unit.doc ??= attached.map((c) => c.text).join('\n');
@@ -393,13 +429,43 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       pending = [];
     }
     for (const c of pending) drop(into, c);
+    if (run.length > 0) runs!.fold(run, runStart);
     return kept;
+  };
+
+  /** Start of a comment's line when it stands alone there, else the comment's own start. */
+  const ownLineStart = (node: SyntaxNode): number => {
+    const [s] = lineSpan(source, node.startIndex, node.endIndex);
+    return s === 0 || source[s - 1] === '\n' ? s : node.startIndex;
+  };
+
+  /** Balanced keeps the first sentence of a long doc's leading paragraph (docs.ts). */
+  const trimDoc = (docs: SyntaxNode[], maxLines: number): void => {
+    const start = docs[0]!.startIndex;
+    const end = docs.at(-1)!.endIndex;
+    const text = leadingParagraph(source.slice(start, end), maxLines);
+    if (text !== null) out.docTrims.push({ start, end, text });
   };
 
   const root = tree.rootNode;
   walkBody(root, { container: null, containerKind: null, parent: -1, exported: false, inClass: false }, out.drops);
   attachCallsAndIdentifiers(spec, root, source, out.units, keywords);
   return out;
+}
+
+/** A loose directive operand in an ERROR node: the name after `#ifndef`, the `"C"` after `extern`. */
+function continuesDirective(node: SyntaxNode): boolean {
+  if (!OPERANDS.has(node.type)) return false;
+  const prev = node.previousSibling;
+  if (!prev || prev.endPosition.row !== node.startPosition.row) return false;
+  return prev.isNamed ? looseDirective(prev) : prev.type.startsWith('#') || prev.type === 'extern';
+}
+
+const OPERANDS = new Set(['identifier', 'type_identifier', 'string_literal', 'preproc_defined', 'unary_expression', 'binary_expression', 'parenthesized_expression', 'number_literal']);
+
+/** A conditional directive the parser wrapped in an ERROR of its own (`#ifdef` before a stray `}`). */
+function looseDirective(node: SyntaxNode): boolean {
+  return node.type === 'ERROR' && node.startPosition.row === node.endPosition.row && /^#\s*(if|ifdef|ifndef|elif|else|endif)\s*$/.test(node.text);
 }
 
 /** Start of the statement owning a node's line (for indentation of one-liners). */
@@ -540,4 +606,23 @@ function importInfo(language: string, node: SyntaxNode): ImportInfo[] {
   if (modules.length === 0) return [{ module: text.trim(), names, line, text }];
   // Go import blocks list several paths; JS has one source with named bindings.
   return modules.map((module) => ({ module, names, line, text }));
+}
+
+/**
+ * Parse damage around conditional compilation can start a C declaration inside a directive
+ * (`# ifndef OPENSSL_NO_STDIO` / `int f(FILE *fp);` parsed from `OPENSSL_NO_STDIO`): the signature
+ * starts after the directive lines (and their backslash continuations), if anything follows them.
+ */
+function pastDirectives(source: string, start: number, end: number): number {
+  let s = start;
+  for (;;) {
+    const lineStart = source.lastIndexOf('\n', s - 1) + 1;
+    if (!/^[ \t]*#/.test(source.slice(lineStart, s + 1))) return s;
+    let e = source.indexOf('\n', s);
+    while (e > 0 && source[e - 1] === '\\') e = source.indexOf('\n', e + 1);
+    if (e < 0 || e + 1 >= end) return start;
+    s = e + 1;
+    while (s < end && /\s/.test(source[s]!)) s++;
+    if (s >= end) return start;
+  }
 }
