@@ -94,7 +94,8 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {
           method,
           headers,
-          body: raw && raw.length ? new Uint8Array(raw) : undefined,
+          // A parsed body goes to the transport as parsedBody; the raw bytes only when JSON.parse failed.
+          body: raw && raw.length && parsed === undefined ? new Uint8Array(raw) : undefined,
           signal: abort.signal,
         });
         const response = await entry.transport.handleRequest(request, {
