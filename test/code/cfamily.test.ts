@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { maskBareCalls } from '../../workers/code/cmask.js';
 import { analyzeFile, compressCode } from './helpers.js';
 
 const header = readFileSync(fileURLToPath(new URL('./fixtures/api.h', import.meta.url)), 'utf8');
@@ -138,7 +139,7 @@ describe('C/C++ balanced: API surface', () => {
     expect(render('balanced', code, 'x.h').trim()).toBe('int foo(int a);');
   });
 
-  it('keeps prototypes led by annotation macros, with signatures that start at the declaration', () => {
+  it('keeps prototypes led by annotation macros or returning STACK_OF(T), with signatures that start at the declaration', () => {
     const code = [
       '__owur SSL_SESSION *SSL_SESSION_new(void);',
       'OSSL_DEPRECATEDIN_3_0 EC_KEY *d2i_EC_PUBKEY_fp(FILE *fp, EC_KEY **eckey);',
@@ -146,12 +147,35 @@ describe('C/C++ balanced: API surface', () => {
       'int SSL_SESSION_print_fp(FILE *fp, const SSL_SESSION *ses);',
       '#endif',
       'BIO_METHOD make_method(void);',
+      'STACK_OF(X509) *X509_chain_up_ref(STACK_OF(X509) *chain);',
       '',
     ].join('\n');
     const a = analyzeFile({ path: 's.h', content: code });
     for (const line of code.split('\n').filter((l) => l.endsWith(';'))) expect(a.skeleton).toContain(line);
     const names = a.units.filter((u) => u.exported).map((u) => u.name);
-    expect(names).toEqual(expect.arrayContaining(['SSL_SESSION_new', 'd2i_EC_PUBKEY_fp', 'SSL_SESSION_print_fp', 'make_method']));
+    expect(names).toEqual(expect.arrayContaining(['SSL_SESSION_new', 'd2i_EC_PUBKEY_fp', 'SSL_SESSION_print_fp', 'make_method', 'X509_chain_up_ref']));
     for (const u of a.units) expect(u.signature).not.toMatch(/^#|OPENSSL_NO_STDIO/);
+  });
+
+  it('masks macro-typed declarations for the parser only, keeping every offset', () => {
+    const code = [
+      '__owur int SSL_clear(SSL *s);',
+      'STACK_OF(X509) *X509_chain_up_ref(STACK_OF(X509) *chain);',
+      '#define sk_X509_new() ((STACK_OF(X509) *)OPENSSL_sk_new_null())',
+      'DECLARE_ASN1_FUNCTIONS(X509)',
+      'BIO_METHOD make_method(void);',
+      '',
+    ].join('\n');
+    const { text, calls } = maskBareCalls(code);
+    expect(text.length).toBe(code.length);
+    expect(text.split('\n')).toEqual([
+      '       int SSL_clear(SSL *s);',
+      'STACK_OF_X509_ *X509_chain_up_ref(STACK_OF_X509_ *chain);',
+      '#define sk_X509_new() ((STACK_OF(X509) *)OPENSSL_sk_new_null())',
+      ' '.repeat('DECLARE_ASN1_FUNCTIONS(X509)'.length),
+      'BIO_METHOD make_method(void);',
+      '',
+    ]);
+    expect(calls.map((c) => c.name)).toEqual(['DECLARE_ASN1_FUNCTIONS']);
   });
 });

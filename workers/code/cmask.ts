@@ -26,10 +26,25 @@ export interface BareCall {
  */
 const ANNOTATION = /^([ \t]*)(__[a-z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+(?:(?:const|unsigned|signed|struct|enum|union)[ \t]+)*[A-Za-z_]\w*(?:\([^()\n]*\))?[ \t*]+\**[ \t]*[A-Za-z_]\w*[ \t]*\()/gm;
 
+/**
+ * A type written as a macro call outside preprocessor lines (`STACK_OF(X509) *chain`, `LHASH_OF(T)`):
+ * its parentheses read as a call, and the declaration around it is lost. For the parser the call
+ * becomes one identifier of the same length (`STACK_OF_X509_`).
+ */
+const TYPE_MACRO = /\b([A-Z][A-Z0-9]*_OF)\(([A-Za-z_]\w*)\)(?=[ \t]*\*)/g;
+
+function maskTypeMacros(text: string): string {
+  if (!text.includes('_OF(')) return text;
+  return text
+    .split('\n')
+    .map((line) => (/^[ \t]*#/.test(line) ? line : line.replace(TYPE_MACRO, (_m: string, macro: string, arg: string) => `${macro}_${arg}_`)))
+    .join('\n');
+}
+
 /** The text with bare invocation lines and leading annotation macros blanked, and where the calls were. */
 export function maskBareCalls(text: string): { text: string; calls: BareCall[] } {
   const calls: BareCall[] = [];
-  const annotated = text.replace(ANNOTATION, (_m: string, indent: string, name: string) => indent + ' '.repeat(name.length));
+  const annotated = maskTypeMacros(text).replace(ANNOTATION, (_m: string, indent: string, name: string) => indent + ' '.repeat(name.length));
   if (!/^[ \t]*[A-Z_][A-Z0-9_]{2,}[ \t]*\(/m.test(annotated)) return { text: annotated, calls };
   const masked = annotated.replace(BARE_CALL, (line: string, indent: string, name: string, args: string, offset: number) => {
     // `FOO(x)` followed by a body or a continued declaration is a definition, not a bare call.
