@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { countTokens } from '../../workers/shared/tokens.js';
-import { analyzeFile, analyzeFiles, compressCode, structuralFromAnalyses } from '../../workers/code/index.js';
+import { analyzeFile, analyzeFiles, compressCode, structuralFromAnalyses, SUPPORTED_LANGUAGES } from '../../workers/code/index.js';
 import type { FileAnalysis, StructuralResult } from '../../workers/code/index.js';
 import { ensureDebSources, jdkSources, load, nodeHeaders, pythonStdlib, walk, type BenchFile, type Corpus } from './corpora.js';
 
@@ -232,7 +232,10 @@ async function main(): Promise<void> {
   }
   const rows: Row[] = [];
   const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, minThreads: THREADS, maxThreads: THREADS });
-  await Promise.all(Array.from({ length: THREADS }, () => pool.run({ task: 'analyzeFiles', input: { files: [{ path: 'w.py', content: 'def f():\n    pass\n' }] } })));
+  // Warm every grammar in this thread and in each pool thread, as on a server that has seen each language once.
+  const warm = SUPPORTED_LANGUAGES.map((language) => ({ path: `warm.${language}`, content: 'x\n', language }));
+  for (const w of warm) compressCode({ code: w.content, language: w.language, fidelity: 'balanced' });
+  await Promise.all(Array.from({ length: THREADS }, () => pool.run({ task: 'analyzeFiles', input: { files: warm } })));
   for (const c of corpora()) {
     if (c.files.length === 0) continue;
     const t0 = performance.now();

@@ -148,12 +148,15 @@ describe('C/C++ balanced: API surface', () => {
       '#endif',
       'BIO_METHOD make_method(void);',
       'STACK_OF(X509) *X509_chain_up_ref(STACK_OF(X509) *chain);',
+      'OSSL_DEPRECATEDIN_3_0',
+      'SRP_user_pwd *SRP_user_pwd_new(void);',
       '',
     ].join('\n');
     const a = analyzeFile({ path: 's.h', content: code });
     for (const line of code.split('\n').filter((l) => l.endsWith(';'))) expect(a.skeleton).toContain(line);
     const names = a.units.filter((u) => u.exported).map((u) => u.name);
-    expect(names).toEqual(expect.arrayContaining(['SSL_SESSION_new', 'd2i_EC_PUBKEY_fp', 'SSL_SESSION_print_fp', 'make_method', 'X509_chain_up_ref']));
+    expect(names).toEqual(expect.arrayContaining(['SSL_SESSION_new', 'd2i_EC_PUBKEY_fp', 'SSL_SESSION_print_fp', 'make_method', 'X509_chain_up_ref', 'SRP_user_pwd_new']));
+    expect(a.skeleton).toContain('OSSL_DEPRECATEDIN_3_0\nSRP_user_pwd *SRP_user_pwd_new(void);');
     for (const u of a.units) expect(u.signature).not.toMatch(/^#|OPENSSL_NO_STDIO/);
   });
 
@@ -177,5 +180,19 @@ describe('C/C++ balanced: API surface', () => {
       '',
     ]);
     expect(calls.map((c) => c.name)).toEqual(['DECLARE_ASN1_FUNCTIONS']);
+  });
+
+  it('folds consecutive includes of one directory, keeping every header name', () => {
+    const code = '#include <openssl/bio.h>\n#include <openssl/x509.h>\n#include <openssl/pem.h>\n#include "local.h"\n#include <sys/types.h>\n#include <openssl/tls1.h> /* TLS */\nint f(void);\n';
+    const out = render('balanced', code, 'x.h');
+    expect(out).toContain('#include <openssl/{bio, x509, pem}.h>\n#include "local.h"\n#include <sys/types.h>\n#include <openssl/tls1.h> /* TLS */');
+    expect(render('detailed', code, 'x.h')).toContain('#include <openssl/bio.h>\n#include <openssl/x509.h>');
+  });
+
+  it('reads a .h without C++ constructs as C, and one with them as C++', () => {
+    const c = 'OSSL_DEPRECATEDIN_3_0 int RSA_size(const RSA *rsa);\nDECLARE_ASN1_FUNCTIONS(RSA)\nstruct rsa_st { int n; };\n';
+    expect(compressCode({ code: c, filename: 'rsa.h', fidelity: 'balanced' }).language).toBe('c');
+    const cpp = 'namespace node {\nclass Buffer {\n public:\n  static size_t Length(v8::Local<v8::Value> val);\n};\n}\n';
+    expect(compressCode({ code: cpp, filename: 'node_buffer.h', fidelity: 'balanced' }).language).toBe('cpp');
   });
 });

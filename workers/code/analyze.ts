@@ -3,7 +3,7 @@ import { detectLanguage } from './detect.js';
 import { CodeInputError } from './errors.js';
 import { foldBareCalls, maskBareCalls } from './cmask.js';
 import { extractByLines } from './fallback.js';
-import { LANGUAGES } from './languages.js';
+import { LANGUAGES, languageFromFilename, normalizeLanguage } from './languages.js';
 import { countErrors, parse } from './parse.js';
 import { renderSkeleton } from './skeleton.js';
 import { computeLineStarts, normalizeNewlines } from './text.js';
@@ -49,11 +49,20 @@ export function assertText(code: unknown, label = 'code'): asserts code is strin
   }
 }
 
+/** Whether the language (given, or from the file name) is C or C++, the grammars that mask macros. */
+function mayBeCFamily(language: string | null | undefined, filename: string | null | undefined): boolean {
+  const id = language && language.trim() ? normalizeLanguage(language) : filename ? languageFromFilename(filename) : null;
+  return (id === 'c' || id === 'cpp') && Boolean(LANGUAGES[id]!.compact?.bareCalls);
+}
+
 /** Parse one file and extract units, imports and elision edits (no rendering). */
 export function analyzeInternal(input: AnalyzeInput, filename?: string | null, withTokens = true): Analyzed {
   assertText(input.content, input.path || 'code');
   const content = normalizeNewlines(input.content.charCodeAt(0) === 0xfeff ? input.content.slice(1) : input.content);
-  const detected = detectLanguage(content, input.language, filename ?? input.path);
+  // C-family masking (cmask.ts) is the same for C and C++: detect on the masked text, so a `.h`
+  // is judged on what the parser will see, and the winner's probe-sized tree is reused.
+  const cFamilyMask = mayBeCFamily(input.language, filename ?? input.path) ? maskBareCalls(content) : null;
+  const detected = detectLanguage(cFamilyMask ? cFamilyMask.text : content, input.language, filename ?? input.path);
   let parser: ParserPath = 'line-fallback';
   let parseErrors = 0;
   let extraction: Extraction;
@@ -62,7 +71,7 @@ export function analyzeInternal(input: AnalyzeInput, filename?: string | null, w
     parser = detected.grammar ? 'tree-sitter' : 'line-fallback';
   } else if (detected.grammar) {
     const spec = LANGUAGES[detected.language]!;
-    const masked = spec.compact?.bareCalls ? maskBareCalls(content) : null;
+    const masked = spec.compact?.bareCalls ? (cFamilyMask ?? maskBareCalls(content)) : null;
     const tree = parse(spec.id, masked ? masked.text : content);
     parseErrors = countErrors(tree);
     extraction = extract(spec, tree, content, input.path);

@@ -21,10 +21,11 @@ export interface BareCall {
 
 /**
  * An annotation macro leading a prototype (`__owur int f(void);`, `OSSL_DEPRECATEDIN_3_0 EC_KEY
- * *g(...)`, `NAPI_EXTERN napi_status h(...)`): tree-sitter reads the macro as the type and loses the
- * declaration. Only when a type and a name still follow it, so `BIO_METHOD f(void);` is left alone.
+ * *g(...)`, also alone on the line above it, `NAPI_EXTERN napi_status h(...)`): tree-sitter reads
+ * the macro as the type and loses the declaration. Only when a type and a name still follow it, so
+ * `BIO_METHOD f(void);` is left alone.
  */
-const ANNOTATION = /^([ \t]*)(__[a-z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=[ \t]+(?:(?:const|unsigned|signed|struct|enum|union)[ \t]+)*[A-Za-z_]\w*(?:\([^()\n]*\))?[ \t*]+\**[ \t]*[A-Za-z_]\w*[ \t]*\()/gm;
+const ANNOTATION = /^([ \t]*)(__[a-z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]*)(?=(?:[ \t]+|[ \t]*\n[ \t]*)(?:(?:const|unsigned|signed|struct|enum|union)[ \t]+)*[A-Za-z_]\w*(?:\([^()\n]*\))?[ \t*]+\**[ \t]*[A-Za-z_]\w*[ \t]*\()/gm;
 
 /**
  * A type written as a macro call outside preprocessor lines (`STACK_OF(X509) *chain`, `LHASH_OF(T)`):

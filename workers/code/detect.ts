@@ -31,8 +31,10 @@ export function detectLanguage(code: string, language?: string | null, filename?
   }
   if (filename) {
     const id = languageFromFilename(filename);
-    // `.h` is C or C++: let the parser decide between them.
-    if (id === 'c' && /\.h$/i.test(filename)) return { language: fewestErrors(code, ['c', 'cpp'], { c: 1, cpp: 0 }), grammar: true, how: 'filename' };
+    // `.h` is C or C++: every C++ signal is a construct C does not have (namespace, class, template,
+    // `::`, access labels, `<vector>`-style includes), so one of them makes it C++, and none makes it C.
+    // Parsing both ways was slower and misread macro-heavy C headers as C++.
+    if (id === 'c' && /\.h$/i.test(filename)) return { language: SIGNALS.cpp!.some((re) => re.test(code)) ? 'cpp' : 'c', grammar: true, how: 'filename' };
     if (id) return { language: id, grammar: id in LANGUAGES, how: 'filename' };
   }
   const sample = code.length > PROBE ? code.slice(0, PROBE) : code;

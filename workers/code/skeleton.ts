@@ -1,4 +1,5 @@
 import type { Fidelity } from '../shared/fidelity.js';
+import { foldIncludes } from './includes.js';
 import { tidyPreprocessor } from './scaffold.js';
 import { applyEdits, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo } from './types.js';
@@ -18,7 +19,7 @@ export function renderSkeleton(source: string, ex: Extraction, level: 'detailed'
     edits.push(level === 'outline' ? body.noDoc : body.keepDoc);
   }
   const text = applyEdits(source, edits);
-  return ex.scaffolding && level !== 'detailed' ? tidyPreprocessor(text) : text;
+  return ex.scaffolding && level !== 'detailed' ? foldIncludes(tidyPreprocessor(text)) : text;
 }
 
 /** Abstract: unit names grouped by container, one line per group. */
