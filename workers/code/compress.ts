@@ -1,15 +1,12 @@
 import { FIDELITY_BUDGET, isFidelity } from '../shared/fidelity.js';
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
+import { tokenStats } from '../shared/stats.js';
 import { analyzeInternal } from './analyze.js';
 import { CodeInputError } from './errors.js';
 import { adjacency, buildEdges, unitTable } from './graph.js';
 import { pagerank } from './pagerank.js';
 import { renderAbstract, renderSkeleton } from './skeleton.js';
 import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
-
-export function round1(x: number): number {
-  return Math.round(x * 10) / 10;
-}
 
 /** Single-file path: skeleton at the requested fidelity, in-file dependency graph, PageRank importance. */
 export function compressCode(input: CompressCodeInput): CompressCodeResult {
@@ -77,7 +74,6 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     skeleton = original;
     compressed_tokens = original_tokens;
   }
-  const tokens_saved = original_tokens - compressed_tokens;
   return {
     skeleton,
     language: analysis.language,
@@ -85,11 +81,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     imports: analysis.imports,
     dependency_graph,
     importance,
-    original_tokens,
-    compressed_tokens,
-    tokens_saved,
-    savings_percent: original_tokens > 0 ? round1((100 * tokens_saved) / original_tokens) : 0,
-    ratio: original_tokens > 0 ? Number((compressed_tokens / original_tokens).toFixed(4)) : 1,
+    ...tokenStats(original_tokens, compressed_tokens),
     fidelity: input.fidelity,
     tokenizer,
     parse_errors: analysis.parseErrors,

@@ -1,10 +1,10 @@
 import { FIDELITY_BUDGET, isFidelity, type Fidelity } from '../shared/fidelity.js';
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
+import { tokenStats } from '../shared/stats.js';
 import { analyzeFiles } from './analyze.js';
 import { bm25Search, words } from './bm25.js';
 import { CodeIndex } from './codeindex.js';
 import { BlastRadiusInputError, CodeInputError } from './errors.js';
-import { round1 } from './compress.js';
 import { renderBudget } from './render.js';
 import { rrf } from './rrf.js';
 import type { BlastRadius, FileAnalysis, RankedUnit, StructuralInput, StructuralOptions, StructuralResult } from './types.js';
@@ -109,7 +109,7 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
     languages[a.language] = (languages[a.language] ?? 0) + 1;
     parsers[a.parser] = (parsers[a.parser] ?? 0) + 1;
   }
-  const tokens_saved = Math.max(0, original_tokens - compressed_tokens);
+  const stats = tokenStats(original_tokens, compressed_tokens);
   return {
     output,
     files: analyses.length,
@@ -117,11 +117,10 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
     edges: index.edges.length,
     languages,
     parsers,
-    original_tokens,
-    compressed_tokens,
-    tokens_saved,
-    savings_percent: original_tokens > 0 ? round1((100 * tokens_saved) / original_tokens) : 0,
-    ratio: original_tokens > 0 ? Number((compressed_tokens / original_tokens).toFixed(4)) : 1,
+    ...stats,
+    // Outline lines on a tiny input can outgrow it; savings are reported as none, not negative.
+    tokens_saved: Math.max(0, stats.tokens_saved),
+    savings_percent: Math.max(0, stats.savings_percent),
     token_budget,
     tokenizer,
     fidelity,

@@ -1,5 +1,6 @@
 import type { Fidelity } from '../shared/fidelity.js';
 import type { TokenizerName } from '../shared/tokens.js';
+import type { TokenStats } from '../shared/stats.js';
 
 /** Which path produced the units: a real grammar or the line-based fallback. */
 export type ParserPath = 'tree-sitter' | 'line-fallback';
@@ -119,20 +120,13 @@ export interface ImportanceEntry {
   score: number;
 }
 
-export interface CompressCodeResult {
+export interface CompressCodeResult extends TokenStats {
   skeleton: string;
   language: string;
   parser: ParserPath;
   imports: ImportInfo[];
   dependency_graph: DependencyGraph;
   importance: ImportanceEntry[];
-  original_tokens: number;
-  compressed_tokens: number;
-  tokens_saved: number;
-  /** 0..100, one decimal. */
-  savings_percent: number;
-  /** compressed / original (1 for empty input). */
-  ratio: number;
   fidelity: Fidelity;
   tokenizer: TokenizerName;
   parse_errors: number;
@@ -201,7 +195,7 @@ export interface BlastRadius {
   result_incomplete: boolean;
 }
 
-export interface StructuralResult {
+export interface StructuralResult extends TokenStats {
   /** Rendered context within the token budget. */
   output: string;
   files: number;
@@ -209,11 +203,6 @@ export interface StructuralResult {
   edges: number;
   languages: Record<string, number>;
   parsers: Record<string, number>;
-  original_tokens: number;
-  compressed_tokens: number;
-  tokens_saved: number;
-  savings_percent: number;
-  ratio: number;
   token_budget: number;
   tokenizer: TokenizerName;
   fidelity: Fidelity;

@@ -9,6 +9,7 @@ import type { ModalClass } from './features.js';
 import type { DetectedIssue } from './types.js';
 import { quote } from './types.js';
 import { terms } from '../text/terms.js';
+import { cosine } from '../shared/vectors.js';
 
 /** Below this IDF-weighted word coverage a compressed segment has no aligned source. */
 export const UNSUPPORTED_COVERAGE = 0.5;
@@ -330,16 +331,6 @@ export async function detectHallucinations(
     compare(ctx, a, out);
   }
   return out;
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Embedder } from './types.js';
 export type { Embedder } from './types.js';
 export { OnnxEmbedder } from './embedder.js';
 export { modelDir, packageRoot } from './paths.js';
+export { cosine } from '../shared/vectors.js';
 
 let shared: Promise<Embedder> | undefined;
 
@@ -18,13 +19,3 @@ export function getEmbedder(): Promise<Embedder> {
   return shared;
 }
 
-/** Cosine similarity; equals the dot product for the embedder's L2-normalised vectors. */
-export function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}

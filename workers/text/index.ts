@@ -3,6 +3,7 @@ import { FIDELITY_BUDGET, isFidelity } from '../shared/fidelity.js';
 import type { Fidelity } from '../shared/fidelity.js';
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
 import type { TokenizerName } from '../shared/tokens.js';
+import { tokenStats, type TokenStats } from '../shared/stats.js';
 import { parseBlocks } from './parse.js';
 import type { Block } from './parse.js';
 import { buildUnits } from './units.js';
@@ -30,15 +31,8 @@ export interface CompressTextInput {
 export interface CompressTextOptions {
   embed?: (texts: string[]) => Promise<Float32Array[]>;
 }
-export interface CompressTextResult {
+export interface CompressTextResult extends TokenStats {
   compressed_text: string;
-  original_tokens: number;
-  compressed_tokens: number;
-  tokens_saved: number;
-  /** 0..100, rounded to 1 decimal. */
-  savings_percent: number;
-  /** compressed_tokens / original_tokens (0..1, 4 decimals); 1 for empty. */
-  ratio: number;
   fidelity: Fidelity;
   mode: 'plain' | 'query-guided';
   tokenizer: TokenizerName;
@@ -139,14 +133,9 @@ function result(
   unitsTotal: number,
   unitsKept: number,
 ): CompressTextResult {
-  const saved = original - compressed;
   return {
     compressed_text: text,
-    original_tokens: original,
-    compressed_tokens: compressed,
-    tokens_saved: saved,
-    savings_percent: original ? Math.round((saved / original) * 1000) / 10 : 0,
-    ratio: original ? Math.round((compressed / original) * 10000) / 10000 : 1,
+    ...tokenStats(original, compressed),
     fidelity,
     mode,
     tokenizer,

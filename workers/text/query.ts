@@ -1,6 +1,7 @@
 // Query relevance: BM25 per unit and per section, optional embeddings, fused with RRF (k = 60).
 import { bm25Scores, rankPositive } from './bm25.js';
 import { reciprocalRankFusion, RRF_K } from './rrf.js';
+import { cosine } from '../shared/vectors.js';
 
 export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
 
@@ -21,16 +22,6 @@ export const SECTION_B = 0.5;
 function rankBy(scores: ArrayLike<number>, ids?: number[]): number[] {
   const list = ids ?? Array.from({ length: scores.length }, (_, i) => i);
   return list.sort((a, b) => scores[b]! - scores[a]! || a - b);
-}
-
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i]! * b[i]!;
-    na += a[i]! * a[i]!;
-    nb += b[i]! * b[i]!;
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 }
 
 export interface QueryInput {

@@ -5,7 +5,8 @@ import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
 import { getPreservedOriginal } from '../../domain/originals.js';
 import { TaskError } from '../../pool/pool.js';
 import { defineTool, ToolError, type ToolContext } from '../tool.js';
-import { countMany, savings } from './pooled.js';
+import { savingsPercent } from '../../../workers/shared/stats.js';
+import { countMany } from './pooled.js';
 
 /**
  * compress_tool_output and compress_meta_tokens run their pure, linear-time passes on the event loop
@@ -25,7 +26,7 @@ const toolDef = z
 
 async function manifestStats(ctx: ToolContext, before: unknown, after: unknown) {
   const [original, compressed] = await countMany(ctx, [JSON.stringify(before), JSON.stringify(after)]);
-  return { original_tokens: original!, compressed_tokens: compressed!, tokens_saved: original! - compressed!, savings_percent: savings(original!, compressed!) };
+  return { original_tokens: original!, compressed_tokens: compressed!, tokens_saved: original! - compressed!, savings_percent: savingsPercent(original!, compressed!) };
 }
 
 function taskFailure(err: unknown): never {
@@ -61,7 +62,7 @@ export const compressionTools = [
           original_tokens: original!,
           compressed_tokens: compressed!,
           tokens_saved: original! - compressed!,
-          savings_percent: savings(original!, compressed!),
+          savings_percent: savingsPercent(original!, compressed!),
           lines_in: r.lines_in,
           lines_out: r.lines_out,
           collapsed_runs: r.collapsed_runs,
@@ -121,7 +122,7 @@ export const compressionTools = [
           dictionary_tokens: dict!,
           total_tokens: total,
           tokens_saved: original! - total,
-          savings_percent: savings(original!, total),
+          savings_percent: savingsPercent(original!, total),
           decode_instructions:
             'Scan the encoded text: U+E000 means "take the next character literally"; any other character in U+E001..U+F8FF is replaced by its dictionary entry; everything else is literal.',
         },

@@ -6,7 +6,8 @@ import {
 } from '../../domain/documents.js';
 import { FetchRefusedError, fetchPublicHttps } from '../../domain/ssrf.js';
 import { defineTool, ToolError, type ToolContext } from '../tool.js';
-import { countMany, countManyTasks, savings } from './pooled.js';
+import { savingsPercent } from '../../../workers/shared/stats.js';
+import { countMany, countManyTasks } from './pooled.js';
 
 /** Largest document accepted, inline or fetched (characters / bytes). */
 export const MAX_DOCUMENT_CHARS = 2_000_000;
@@ -313,7 +314,7 @@ export const documentTools = [
           nodes: nodes.map((n, i) => ({ id: n.node_id, heading: n.heading, level: n.level, original_tokens: n.tokens, tokens: outs[i]!.tokens, method: outs[i]!.method, text: outs[i]!.text })),
           original_tokens: originalTokens,
           output_tokens: outputTokens,
-          savings_percent: savings(originalTokens, outputTokens),
+          savings_percent: savingsPercent(originalTokens, outputTokens),
           node_total: doc.node_count,
           next_offset: nextOffset,
           pool_tasks: poolTasks,

@@ -15,7 +15,3 @@ export async function countManyTasks(ctx: ToolContext, texts: readonly string[],
 export async function countOne(ctx: ToolContext, text: string, model?: string | null): Promise<number> {
   return text.length === 0 ? 0 : (await ctx.services.pool.run('countTokens', { text, model: model ?? null }, ctx.signal)).tokens;
 }
-
-export function savings(original: number, compressed: number): number {
-  return original > 0 ? Math.round(((original - compressed) / original) * 1000) / 10 : 0;
-}

@@ -1,7 +1,8 @@
 import { decode, encode, ToonDecodeError } from '@toon-format/toon';
 import { z } from 'zod';
 import { defineTool, ToolError } from '../tool.js';
-import { countMany, countOne, savings } from './pooled.js';
+import { savingsPercent } from '../../../workers/shared/stats.js';
+import { countMany, countOne } from './pooled.js';
 
 /** TOON (Token-Oriented Object Notation) through the official @toon-format/toon package, so output matches it exactly. */
 const MAX_TOON_CHARS = 2_000_000;
@@ -42,7 +43,7 @@ export const toonTools = [
           json_tokens: jsonTokens!,
           toon_tokens: toonTokens!,
           tokens_saved: jsonTokens! - toonTokens!,
-          savings_percent: savings(jsonTokens!, toonTokens!),
+          savings_percent: savingsPercent(jsonTokens!, toonTokens!),
           options: { indent: args.indent, delimiter: args.delimiter, key_folding: args.key_folding },
         },
         usage: { inputTokens: jsonTokens!, outputTokens: toonTokens!, inputText: jsonText },
