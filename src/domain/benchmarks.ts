@@ -24,6 +24,18 @@ export interface BenchmarkRow {
   created_at: Date;
 }
 
+/** The public view of a stored run: what the benchmark page and the submitting tool show. */
+export function publicBenchmark(row: BenchmarkRow) {
+  return {
+    model: row.model,
+    quantization: row.quantization,
+    hardware: row.hardware,
+    tokens_per_second: Number(row.tokens_per_second),
+    notes: row.notes,
+    submitted_at: new Date(row.created_at).toISOString(),
+  };
+}
+
 export type SubmitOutcome = { kind: 'stored'; row: BenchmarkRow } | { kind: 'rate_limited'; retryAfterSeconds: number };
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aggregateBenchmarks, getBenchmark, internalTokenMatches } from '../domain/benchmarks.js';
+import { aggregateBenchmarks, getBenchmark, internalTokenMatches, publicBenchmark } from '../domain/benchmarks.js';
 import { notFound, unauthorized } from '../http/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 
@@ -27,15 +27,7 @@ export const internalRoutes: RouteSpec<any, any>[] = [
       const row = await getBenchmark(services.db, id);
       if (!row) throw notFound('Benchmark not found');
       return {
-        body: {
-          id: row.id,
-          model: row.model,
-          quantization: row.quantization,
-          hardware: row.hardware,
-          tokens_per_second: Number(row.tokens_per_second),
-          notes: row.notes,
-          submitted_at: new Date(row.created_at).toISOString(),
-        },
+        body: { id: row.id, ...publicBenchmark(row) },
       };
     },
   }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BENCHMARKS_PER_HOUR, submitBenchmark } from '../../domain/benchmarks.js';
+import { BENCHMARKS_PER_HOUR, publicBenchmark, submitBenchmark } from '../../domain/benchmarks.js';
 import { defineTool, ToolError } from '../tool.js';
 
 const label = z.string().trim().min(1).max(200);
@@ -43,12 +43,7 @@ export const benchmarkTools = [
           benchmark_id: row.id,
           public_url: `${ctx.baseUrl}/benchmarks/${row.id}`,
           published: true,
-          model: row.model,
-          quantization: row.quantization,
-          hardware: row.hardware,
-          tokens_per_second: Number(row.tokens_per_second),
-          notes: row.notes,
-          submitted_at: new Date(row.created_at).toISOString(),
+          ...publicBenchmark(row),
         },
       };
     },
