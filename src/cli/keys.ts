@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
-import { createApiKey, listApiKeys, revokeApiKey } from '../domain/apiKeys.js';
-import { createUser } from '../domain/users.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../domain/accounts/apiKeys.js';
+import { createUser } from '../domain/accounts/users.js';
 import { isPlan } from '../auth/plans.js';
 import { openStore } from '../store/index.js';
 

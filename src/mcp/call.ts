@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { planAtLeast } from '../auth/plans.js';
-import { recordUsageInBackground } from '../domain/usage.js';
+import { recordUsageInBackground } from '../domain/accounts/usage.js';
 import { getTool } from './registry.js';
 import { remember } from './session.js';
 import { ToolError, type ToolContext, type ToolOutcome } from './tool.js';

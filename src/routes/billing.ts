@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
-import { audit, type AuditTarget } from '../domain/audit.js';
-import { computeOverage, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/billing.js';
-import { getCommerce } from '../domain/commerce.js';
+import { audit, type AuditTarget } from '../domain/accounts/audit.js';
+import { computeOverage, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/commerce/billing.js';
+import { getCommerce } from '../domain/commerce/commerce.js';
 import { badRequest, HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';

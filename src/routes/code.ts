@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { compressCodeForCaller, structuralForCaller } from '../domain/codeCompression.js';
-import { recordRestCompression } from '../domain/restAccounting.js';
+import { compressCodeForCaller, structuralForCaller } from '../domain/compression/code.js';
+import { recordRestCompression } from '../domain/compression/restAccounting.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity, modelName } from './schemas.js';
 

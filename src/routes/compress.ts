@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
-import { compressForCaller, compressThroughCache } from '../domain/compression.js';
-import { recordRestCompression } from '../domain/restAccounting.js';
-import { recordUsageInBackground } from '../domain/usage.js';
+import { compressForCaller, compressThroughCache } from '../domain/compression/text.js';
+import { recordRestCompression } from '../domain/compression/restAccounting.js';
+import { recordUsageInBackground } from '../domain/accounts/usage.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { mapLimit } from '../lib/mapLimit.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detectForCaller, DETECTION_PLANS } from '../domain/detection.js';
+import { detectForCaller, DETECTION_PLANS } from '../domain/compression/detection.js';
 import { defineRoute } from '../http/route.js';
 
 const DetectBody = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audit, listAudit, type AuditTarget } from '../domain/audit.js';
+import { audit, listAudit, type AuditTarget } from '../domain/accounts/audit.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute, type Reply, type RequestContext, type RouteSpec } from '../http/route.js';
 

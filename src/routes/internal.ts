@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { aggregateBenchmarks, getBenchmark, internalTokenMatches, publicBenchmark } from '../domain/benchmarks.js';
+import { aggregateBenchmarks, getBenchmark, internalTokenMatches, publicBenchmark } from '../domain/platform/benchmarks.js';
 import { notFound, unauthorized } from '../http/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 

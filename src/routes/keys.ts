@@ -11,10 +11,10 @@ import {
   updateApiKey,
   type ApiKeyRow,
   type RotateOutcome,
-} from '../domain/apiKeys.js';
-import { consumeConfirmToken, createConfirmToken, findConfirmToken, type ConfirmTokenRow } from '../domain/confirmTokens.js';
-import { requireOwnedProject } from '../domain/projects.js';
-import { getUser } from '../domain/users.js';
+} from '../domain/accounts/apiKeys.js';
+import { consumeConfirmToken, createConfirmToken, findConfirmToken, type ConfirmTokenRow } from '../domain/accounts/confirmTokens.js';
+import { requireOwnedProject } from '../domain/accounts/projects.js';
+import { getUser } from '../domain/accounts/users.js';
 import { badRequest, forbidden, HttpError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Queryable } from '../store/db.js';

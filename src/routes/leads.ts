@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { audit } from '../domain/audit.js';
-import { getCommerce } from '../domain/commerce.js';
-import { createLead } from '../domain/leads.js';
+import { audit } from '../domain/accounts/audit.js';
+import { getCommerce } from '../domain/commerce/commerce.js';
+import { createLead } from '../domain/commerce/leads.js';
 import { defineRoute } from '../http/route.js';
 
 const CreateLeadBody = z

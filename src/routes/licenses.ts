@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { audit } from '../domain/audit.js';
-import { getCommerce } from '../domain/commerce.js';
-import { checkLicense, generateLicense } from '../domain/licenses.js';
-import { recordMeteringReport } from '../domain/metering.js';
+import { audit } from '../domain/accounts/audit.js';
+import { getCommerce } from '../domain/commerce/commerce.js';
+import { checkLicense, generateLicense } from '../domain/commerce/licenses.js';
+import { recordMeteringReport } from '../domain/commerce/metering.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { FACILITATORS, reconciliation } from '../domain/payments.js';
+import { FACILITATORS, reconciliation } from '../domain/commerce/payments.js';
 import { defineRoute } from '../http/route.js';
 
 /** ISO-8601 with an explicit UTC designator (Z or +00:00). */

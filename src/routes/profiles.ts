@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/profiles.js';
+import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/accounts/profiles.js';
 import { notFound, unprocessable } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity } from './schemas.js';

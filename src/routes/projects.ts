@@ -8,7 +8,7 @@ import {
   projectUsage,
   updateProject,
   type ProjectRow,
-} from '../domain/projects.js';
+} from '../domain/accounts/projects.js';
 import { notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { audit } from '../domain/audit.js';
-import { claimReferral, existingCode, listReferrals, referralCode, referralStats } from '../domain/referrals.js';
+import { audit } from '../domain/accounts/audit.js';
+import { claimReferral, existingCode, listReferrals, referralCode, referralStats } from '../domain/commerce/referrals.js';
 import { badRequest, HttpError, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 

@@ -12,7 +12,7 @@ import {
   usageByTool,
   usageHistory,
   type EventRow,
-} from '../domain/analytics.js';
+} from '../domain/accounts/analytics.js';
 import { forbidden, notFound } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity } from './schemas.js';

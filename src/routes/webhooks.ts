@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { audit } from '../domain/audit.js';
-import { applyStripeEvent, type StripeEvent } from '../domain/billing.js';
-import { getCommerce } from '../domain/commerce.js';
-import { claimReferral } from '../domain/referrals.js';
-import { upsertExternalUser } from '../domain/users.js';
+import { audit } from '../domain/accounts/audit.js';
+import { applyStripeEvent, type StripeEvent } from '../domain/commerce/billing.js';
+import { getCommerce } from '../domain/commerce/commerce.js';
+import { claimReferral } from '../domain/commerce/referrals.js';
+import { upsertExternalUser } from '../domain/accounts/users.js';
 import { HttpError, unavailable } from '../http/errors.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
 import { validate } from '../http/validate.js';

@@ -1,6 +1,6 @@
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeLicense } from '../../src/domain/licenses.js';
+import { revokeLicense } from '../../src/domain/commerce/licenses.js';
 import { signSvix } from '../../src/providers/identityWebhook.js';
 import { DB_KIND, type TestServer } from '../helpers/server.js';
 import { expectAudit, IDENTITY_SECRET, makeUser, startCommerceServer, waitFor, type CommerceServer } from './helpers.js';
@@ -173,7 +173,7 @@ describe(`licenses and metering (${DB_KIND})`, () => {
     const foreign = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
     const forged = await new SignJWT({ plan: 'enterprise', seats: 1 }).setProtectedHeader({ alg: 'EdDSA', kid: 'x', typ: 'gc-license+jwt' }).setSubject(gen.json.license_id).setExpirationTime('1d').sign(foreign.privateKey);
     expect((await server.request('POST', '/v1/licenses/validate', { key: null, body: { license_key: forged } })).json).toMatchObject({ valid: false, reason: 'unknown_signing_key' });
-    const { signingKeys } = await import('../../src/domain/signingKeys.js');
+    const { signingKeys } = await import('../../src/domain/accounts/signingKeys.js');
     const [own] = await signingKeys(server.app.services.db);
     const expired = await new SignJWT({ plan: 'enterprise', seats: 1 })
       .setProtectedHeader({ alg: 'EdDSA', kid: own!.kid, typ: 'gc-license+jwt' })

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { syncMeters } from '../../src/domain/billing.js';
+import { syncMeters } from '../../src/domain/commerce/billing.js';
 import { signStripePayload } from '../../src/providers/stripe.js';
 import { DB_KIND, type TestServer } from '../helpers/server.js';
 import { expectAudit, makeUser, startCommerceServer, type CommerceServer } from './helpers.js';

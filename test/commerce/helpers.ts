@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { Plan } from '../../src/auth/plans.js';
-import { createApiKey } from '../../src/domain/apiKeys.js';
-import { startCommerce, type Commerce, type CommerceSettings } from '../../src/domain/commerce.js';
-import { createUser } from '../../src/domain/users.js';
+import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { startCommerce, type Commerce, type CommerceSettings } from '../../src/domain/commerce/commerce.js';
+import { createUser } from '../../src/domain/accounts/users.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 
 export const IDENTITY_SECRET = `whsec_${randomBytes(24).toString('base64')}`;

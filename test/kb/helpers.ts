@@ -1,6 +1,6 @@
-import { createApiKey } from '../../src/domain/apiKeys.js';
-import { createProject } from '../../src/domain/projects.js';
-import { createUser } from '../../src/domain/users.js';
+import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createProject } from '../../src/domain/accounts/projects.js';
+import { createUser } from '../../src/domain/accounts/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { hubFor } from '../../src/kb/hub.js';
 import type { TestServer } from '../helpers/server.js';

@@ -4,7 +4,7 @@ import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signingKeys } from '../../src/domain/signingKeys.js';
+import { signingKeys } from '../../src/domain/accounts/signingKeys.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
 import { allTools } from '../../src/mcp/registry.js';

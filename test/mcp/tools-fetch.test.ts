@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPublicHttps, type SafeFetchOptions } from '../../src/domain/ssrf.js';
+import { fetchPublicHttps, type SafeFetchOptions } from '../../src/domain/platform/ssrf.js';
 
 // A real HTTPS fetch against a local server. Loopback is admitted only through the explicit
 // testHooks option of fetchPublicHttps (never used by the service), with a throwaway certificate.

@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/principal.js';
 import { HttpError, badRequest, notFound } from '../../http/errors.js';
 import { hubFor } from '../../kb/hub.js';
 import type { Services } from '../../services.js';
-import { FetchRefusedError, fetchPublicHttps } from '../ssrf.js';
+import { FetchRefusedError, fetchPublicHttps } from '../platform/ssrf.js';
 import {
   editItem, getVersion, insertItem, newReindexVersion, requireVisibleItem, softDeleteItem, VisibilityNotImplemented,
   type EditInput, type ItemRow, type VersionRow,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BENCHMARKS_PER_HOUR, publicBenchmark, submitBenchmark } from '../../domain/benchmarks.js';
+import { BENCHMARKS_PER_HOUR, publicBenchmark, submitBenchmark } from '../../domain/platform/benchmarks.js';
 import { defineTool, ToolError } from '../tool.js';
 
 const label = z.string().trim().min(1).max(200);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
-import { compressToolDefs, DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/manifest.js';
+import { compressToolDefs, DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
 import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
-import { getPreservedOriginal } from '../../domain/originals.js';
+import { getPreservedOriginal } from '../../domain/compression/originals.js';
 import { TaskError } from '../../pool/pool.js';
 import { defineTool, ToolError, type ToolContext } from '../tool.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';

@@ -3,8 +3,8 @@ import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import {
   deleteDocument, documentStats, evidenceFor, getDocument, getDocumentContent, getNodes, listDocuments, planNode,
   REGION_BUDGET, REGION_LEVELS, saveDocument, splitIntoNodes, trimToBudget, type DocumentRow, type NodeRow,
-} from '../../domain/documents.js';
-import { FetchRefusedError, fetchPublicHttps } from '../../domain/ssrf.js';
+} from '../../domain/compression/documents.js';
+import { FetchRefusedError, fetchPublicHttps } from '../../domain/platform/ssrf.js';
 import { defineTool, ToolError, type ToolContext } from '../tool.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import { countMany, countManyTasks } from './pooled.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MINT_MAX_EXPIRY_DAYS, mintApiKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/apiKeys.js';
+import { MINT_MAX_EXPIRY_DAYS, mintApiKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/accounts/apiKeys.js';
 import { keyListItem } from '../../routes/keys.js';
 import { defineTool, ToolError } from '../tool.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detectForCaller } from '../../domain/detection.js';
+import { detectForCaller } from '../../domain/compression/detection.js';
 import { defineTool } from '../tool.js';
 
 const pair = {

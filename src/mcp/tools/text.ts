@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FIDELITIES, FIDELITY_BUDGET } from '../../../workers/shared/fidelity.js';
 import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
-import { compressForCaller } from '../../domain/compression.js';
+import { compressForCaller } from '../../domain/compression/text.js';
 import { defineTool, ToolError, type ToolContext } from '../tool.js';
 import { countInPool } from './tokens.js';
 

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
-import type { Db, Queryable } from '../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
 import { enqueueEmail } from './outbox.js';
-import { signingKeys } from './signingKeys.js';
+import { signingKeys } from '../accounts/signingKeys.js';
 
 /**
  * Self-hosted licenses: compact JWS (alg EdDSA, kid of one of the service's Ed25519 signing keys,

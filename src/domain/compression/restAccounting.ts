@@ -1,7 +1,7 @@
-import type { Principal } from '../auth/principal.js';
-import type { Services } from '../services.js';
-import { recordPaymentInBackground } from './payments.js';
-import { recordUsageInBackground } from './usage.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Services } from '../../services.js';
+import { recordPaymentInBackground } from '../commerce/payments.js';
+import { recordUsageInBackground } from '../accounts/usage.js';
 
 /** What a REST compression call reports for billing and analytics. */
 export interface RestCompression {

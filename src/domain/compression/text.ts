@@ -1,12 +1,12 @@
-import type { Principal } from '../auth/principal.js';
-import { CACHE_TTL_MS, cacheKey } from '../cache/semanticCache.js';
-import type { Services } from '../services.js';
-import type { Fidelity } from '../../workers/shared/fidelity.js';
+import type { Principal } from '../../auth/principal.js';
+import { CACHE_TTL_MS, cacheKey } from '../../cache/semanticCache.js';
+import type { Services } from '../../services.js';
+import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
-import { enforceQuota } from './quota.js';
+import { enforceQuota } from '../accounts/quota.js';
 import { detectForCaller, DETECTION_PLANS } from './detection.js';
-import { requirePlan } from '../auth/plans.js';
-import type { DetectResult } from '../../workers/detect/index.js';
+import { requirePlan } from '../../auth/plans.js';
+import type { DetectResult } from '../../../workers/detect/index.js';
 
 export interface CompressRequest {
   text: string;

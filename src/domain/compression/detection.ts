@@ -1,8 +1,8 @@
-import type { Principal } from '../auth/principal.js';
-import { unavailable } from '../http/errors.js';
-import { PoolBusyError } from '../pool/pool.js';
-import type { Services } from '../services.js';
-import type { DetectInput, DetectResult } from '../../workers/detect/index.js';
+import type { Principal } from '../../auth/principal.js';
+import { unavailable } from '../../http/errors.js';
+import { PoolBusyError } from '../../pool/pool.js';
+import type { Services } from '../../services.js';
+import type { DetectInput, DetectResult } from '../../../workers/detect/index.js';
 
 /** The spec gates issue detection to Pro or Enterprise (Team included in neither). */
 export const DETECTION_PLANS = ['pro', 'enterprise'] as const;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../../store/db.js';
 
 export const CONFIRM_OPERATIONS = ['rotate', 'revoke', 'scope_grant'] as const;
 export type ConfirmOperation = (typeof CONFIRM_OPERATIONS)[number];

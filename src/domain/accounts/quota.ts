@@ -1,7 +1,7 @@
-import type { Principal } from '../auth/principal.js';
-import { HttpError } from '../http/errors.js';
-import type { Services } from '../services.js';
-import type { Queryable } from '../store/db.js';
+import type { Principal } from '../../auth/principal.js';
+import { HttpError } from '../../http/errors.js';
+import type { Services } from '../../services.js';
+import type { Queryable } from '../../store/db.js';
 
 export type QuotaAlertState = 'none' | 'warning' | 'exceeded';
 

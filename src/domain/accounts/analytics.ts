@@ -1,6 +1,6 @@
 import * as hdr from 'hdr-histogram-js';
-import { PLANS, type Plan } from '../auth/plans.js';
-import type { Queryable } from '../store/db.js';
+import { PLANS, type Plan } from '../../auth/plans.js';
+import type { Queryable } from '../../store/db.js';
 
 /*
  * Usage analytics. Every aggregation runs in SQL over the caller's rows, served by the

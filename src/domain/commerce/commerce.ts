@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { CircuitBreaker } from '../lib/breaker.js';
-import { localEmailProvider, smtpProvider, type EmailProvider } from '../providers/email.js';
-import { LocalStripe } from '../providers/localStripe.js';
-import { StripeClient } from '../providers/stripe.js';
-import type { Services } from '../services.js';
+import { CircuitBreaker } from '../../lib/breaker.js';
+import { localEmailProvider, smtpProvider, type EmailProvider } from '../../providers/email.js';
+import { LocalStripe } from '../../providers/localStripe.js';
+import { StripeClient } from '../../providers/stripe.js';
+import type { Services } from '../../services.js';
 import { OutboxSender } from './outbox.js';
 
 /**

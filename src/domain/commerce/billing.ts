@@ -1,10 +1,10 @@
-import { isPlan, type Plan } from '../auth/plans.js';
-import type { Principal } from '../auth/principal.js';
-import { HttpError, unavailable } from '../http/errors.js';
-import { ProviderRequestError, ProviderUnavailableError, type StripeSubscription } from '../providers/stripe.js';
-import type { Services } from '../services.js';
-import type { Queryable } from '../store/db.js';
-import { audit } from './audit.js';
+import { isPlan, type Plan } from '../../auth/plans.js';
+import type { Principal } from '../../auth/principal.js';
+import { HttpError, unavailable } from '../../http/errors.js';
+import { ProviderRequestError, ProviderUnavailableError, type StripeSubscription } from '../../providers/stripe.js';
+import type { Services } from '../../services.js';
+import type { Queryable } from '../../store/db.js';
+import { audit } from '../accounts/audit.js';
 import type { Commerce } from './commerce.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.js';
-import type { Queryable } from '../store/db.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Queryable } from '../../store/db.js';
 
 export type UsageMethod = 'REST' | 'MCP' | 'batch' | 'mcp_advisory';
 

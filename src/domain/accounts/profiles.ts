@@ -1,4 +1,4 @@
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../../store/db.js';
 
 export interface ProfileRow {
   id: number;

@@ -1,7 +1,7 @@
-import { generateApiKey } from '../auth/keys.js';
-import { isPlan, type Plan } from '../auth/plans.js';
-import type { Principal } from '../auth/principal.js';
-import type { Queryable } from '../store/db.js';
+import { generateApiKey } from '../../auth/keys.js';
+import { isPlan, type Plan } from '../../auth/plans.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Queryable } from '../../store/db.js';
 
 export interface ApiKeyRow {
   key_id: string;

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../../store/db.js';
 
 /** gc_submit_benchmark: at most this many runs per key (or per user for keyless callers) per rolling hour. */
 export const BENCHMARKS_PER_HOUR = 20;

@@ -1,5 +1,5 @@
-import type { Principal } from '../auth/principal.js';
-import type { Queryable } from '../store/db.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Queryable } from '../../store/db.js';
 
 /**
  * Governance audit: one row per state-changing call (who, what, when, target, outcome).

@@ -1,5 +1,5 @@
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
 
 export interface SigningKey {
   kid: string;

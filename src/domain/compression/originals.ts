@@ -1,4 +1,4 @@
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../../store/db.js';
 
 /** The spec's original-output preservation: automatic when compression exceeds 80%. */
 export const PRESERVE_ABOVE_SAVINGS = 80;

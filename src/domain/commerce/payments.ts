@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Principal } from '../auth/principal.js';
-import type { Services } from '../services.js';
-import type { Queryable } from '../store/db.js';
+import type { Principal } from '../../auth/principal.js';
+import type { Services } from '../../services.js';
+import type { Queryable } from '../../store/db.js';
 import { settingsFromEnv } from './commerce.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { Principal } from '../auth/principal.js';
-import { HttpError } from '../http/errors.js';
-import { TaskError } from '../pool/pool.js';
-import type { Services } from '../services.js';
-import type { CompressCodeInput, FileAnalysis, StructuralFile, StructuralOptions } from '../../workers/code/index.js';
-import { enforceQuota } from './quota.js';
+import type { Principal } from '../../auth/principal.js';
+import { HttpError } from '../../http/errors.js';
+import { TaskError } from '../../pool/pool.js';
+import type { Services } from '../../services.js';
+import type { CompressCodeInput, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
+import { enforceQuota } from '../accounts/quota.js';
 
 /** Worker-side input errors become the spec's 422; BlastRadiusInputError keeps its name for MCP. */
 function mapCodeError(err: unknown, field: string): never {

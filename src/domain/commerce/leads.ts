@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
 import { enqueueEmail } from './outbox.js';
 
 export interface LeadInput {

@@ -1,4 +1,4 @@
-import type { Db } from '../store/db.js';
+import type { Db } from '../../store/db.js';
 import { createApiKey } from './apiKeys.js';
 import { countUsers, createUser } from './users.js';
 

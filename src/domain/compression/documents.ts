@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Queryable } from '../store/db.js';
+import type { Queryable } from '../../store/db.js';
 
 // ---------------------------------------------------------------------------------------------
 // Splitting (pure, linear in the text; safe on the event loop and importable from a worker).

@@ -1,6 +1,6 @@
-import type { CircuitBreaker } from '../lib/breaker.js';
-import type { EmailMessage, EmailProvider } from '../providers/email.js';
-import type { Queryable } from '../store/db.js';
+import type { CircuitBreaker } from '../../lib/breaker.js';
+import type { EmailMessage, EmailProvider } from '../../providers/email.js';
+import type { Queryable } from '../../store/db.js';
 
 /**
  * Transactional outbox. Producers insert a row (in the same transaction as the record it is

@@ -1,5 +1,5 @@
-import { notFound } from '../http/errors.js';
-import type { Queryable } from '../store/db.js';
+import { notFound } from '../../http/errors.js';
+import type { Queryable } from '../../store/db.js';
 
 export interface ProjectRow {
   id: string;

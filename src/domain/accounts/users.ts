@@ -1,5 +1,5 @@
-import type { Plan } from '../auth/plans.js';
-import type { Queryable } from '../store/db.js';
+import type { Plan } from '../../auth/plans.js';
+import type { Queryable } from '../../store/db.js';
 
 export interface User {
   id: string;
