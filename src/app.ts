@@ -44,7 +44,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const dbBreaker = new CircuitBreaker('database');
     const db = guardDb(await openStore(config), dbBreaker);
     opened.push(() => db.close());
-    const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue });
+    const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs });
     opened.push(() => pool.close());
     await pool.warmUp(config.poolThreads);
     const cache = config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache();

@@ -18,6 +18,8 @@ export interface Config {
   maxRepositoryBodyBytes: number;
   poolThreads: number;
   poolMaxQueue: number;
+  /** Time budget of one compute task (POOL_TASK_DEADLINE_MS); past it the worker is replaced and the call times out. */
+  poolTaskDeadlineMs: number;
   /** Upper bound on how long a cached authentication may outlive a revocation elsewhere. */
   authCacheMs: number;
   shutdownGraceMs: number;
@@ -62,6 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxRepositoryBodyBytes: int(env, 'MAX_REPOSITORY_BODY_BYTES', 64 * 1024 * 1024),
     poolThreads: Math.max(1, threads),
     poolMaxQueue: int(env, 'POOL_MAX_QUEUE', Math.max(1, threads) * 64),
+    // Fits the largest accepted body: a 64 MiB repository takes well under a minute per task.
+    poolTaskDeadlineMs: Math.max(1, int(env, 'POOL_TASK_DEADLINE_MS', 120_000)),
     authCacheMs: Math.min(int(env, 'AUTH_CACHE_MS', 5000), 5000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
     bootstrapOwner: env.BOOTSTRAP_OWNER !== 'false',

@@ -1,4 +1,4 @@
-import { forbidden } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 
 export const PLANS = ['free', 'pro', 'team', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -26,9 +26,11 @@ export function describePlanRule(rule: PlanRule): string {
   return typeof rule === 'string' ? `the ${LABEL[rule]} plan or higher` : `the ${rule.map((p) => LABEL[p]).join(' or ')} plan`;
 }
 
-/** The one place plan gating is decided: 403 naming the plan required. */
-export function requirePlan(plan: Plan, rule: PlanRule): void {
+/** The one place plan gating is decided: plan_required (REST 403) naming the plan required. */
+export function requirePlan(plan: Plan, rule: PlanRule, what = 'This operation'): void {
   if (!planAllows(plan, rule)) {
-    throw forbidden(`This operation requires ${describePlanRule(rule)}; your plan is ${LABEL[plan]}`);
+    throw new DomainError('plan_required', `${what} requires ${describePlanRule(rule)}; your plan is ${LABEL[plan]}`, {
+      extra: { required_plan: typeof rule === 'string' ? rule : rule[0] },
+    });
   }
 }

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 import type { Plan } from './plans.js';
 import type { Principal } from './principal.js';
 
@@ -15,9 +15,7 @@ const WINDOW_MS = 60_000;
 
 function refuse(limit: number, now: number): never {
   const retryAfter = Math.max(1, Math.ceil((WINDOW_MS - (now % WINDOW_MS)) / 1000));
-  throw new HttpError(429, `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s`, {
-    'retry-after': String(retryAfter),
-  });
+  throw new DomainError('rate_limited', `Rate limit of ${limit} requests per minute exceeded; retry in ${retryAfter} s`, { retryAfter });
 }
 
 const subject = (p: Principal) => p.keyId ?? `user:${p.userId}`;

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
+import type { Call } from '../domain/call.js';
 import type { PlanRule } from '../auth/plans.js';
 import type { Services } from '../services.js';
 
@@ -18,6 +19,8 @@ export interface RequestContext<B = unknown, Q = unknown> {
   requestId: string;
   /** Present on every route whose auth is not 'public'. */
   principal: Principal;
+  /** The use-case call of an authenticated request (the domain's one door to the compute). */
+  call: Call;
   /** Aborted when the client goes away, so queued pool work can be dropped. */
   signal: AbortSignal;
   services: Services;
@@ -39,6 +42,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** Lowest plan allowed, or the exact plans; checked in one place (auth/plans.ts). */
   plan?: PlanRule;
   body?: z.ZodType<B, z.ZodTypeDef, unknown>;
+  /** A compression route: every authenticated call writes one usage event with its status. */
+  usage?: true;
   /** Takes a whole repository (many files): MAX_REPOSITORY_BODY_BYTES instead of MAX_BODY_BYTES. */
   repositoryBody?: true;
   query?: z.ZodType<Q, z.ZodTypeDef, unknown>;

@@ -3,9 +3,10 @@ import uWS from 'uWebSockets.js';
 import type { Services } from '../services.js';
 import { authenticate } from '../auth/authenticate.js';
 import { requirePlan } from '../auth/plans.js';
-import { DatabaseUnavailableError } from '../store/db.js';
-import { PoolBusyError } from '../pool/pool.js';
-import { HttpError, unavailable } from './errors.js';
+import type { Principal } from '../auth/principal.js';
+import { Call } from '../domain/call.js';
+import { invalidInput } from '../domain/errors.js';
+import { httpReplyOf } from './errors.js';
 import { readBody, writeReply } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
@@ -116,8 +117,30 @@ export function startHttpServer(
     if (isDone()) return { status: 499, reply: {}, route: pattern };
 
     const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
-    if (principal && route.plan) requirePlan(principal.plan, route.plan);
+    // From here on an authenticated call is a Call: a metered route writes its one usage event however it ends.
+    const call = principal
+      ? new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers), signal, headers: incoming.headers })
+      : undefined;
+    try {
+      const reply = await run(route, incoming, rawBody, params, signal, principal, call);
+      if (route.usage) call?.finish('success');
+      return { status: reply.status ?? 200, reply, route: pattern };
+    } catch (err) {
+      if (route.usage) call?.finishWith(err);
+      throw err;
+    }
+  }
 
+  async function run(
+    route: RouteSpec<any, any>,
+    incoming: Incoming,
+    rawBody: Buffer | null,
+    params: Record<string, string>,
+    signal: AbortSignal,
+    principal: Principal | undefined,
+    call: Call | undefined,
+  ): Promise<Reply> {
+    if (principal && route.plan) requirePlan(principal.plan, route.plan);
     const body = route.body ? validate(route.body, parseJson(rawBody), 'body') : undefined;
     const query = route.query ? validate(route.query, parseQuery(incoming.query), 'query') : parseQuery(incoming.query);
     const ctx: RequestContext = {
@@ -130,11 +153,11 @@ export function startHttpServer(
       headers: incoming.headers,
       requestId: incoming.requestId,
       principal: principal!,
+      call: call!,
       signal,
       services,
     };
-    const reply = await route.handler(ctx);
-    return { status: reply.status ?? 200, reply, route: pattern };
+    return route.handler(ctx);
   }
 
   return new Promise((resolve, reject) => {
@@ -153,6 +176,12 @@ export function startHttpServer(
   });
 }
 
+/** The AI client signal of a REST call: its User-Agent (classified when usage is read). */
+function clientOf(headers: Record<string, string>): string | null {
+  const ua = headers['user-agent'];
+  return ua ? ua.slice(0, 200) : null;
+}
+
 function tooLarge(limit: number): string {
   return `Request body exceeds the limit of ${limit} bytes`;
 }
@@ -162,7 +191,7 @@ function parseJson(raw: Buffer | null): unknown {
   try {
     return JSON.parse(raw.toString('utf8'));
   } catch (err) {
-    throw new HttpError(422, [{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]);
+    throw invalidInput('Body is not JSON', [{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]);
   }
 }
 
@@ -173,15 +202,8 @@ function parseQuery(query: string): Record<string, string> {
 }
 
 function errorReply(err: unknown, requestId: string, services: Services): { status: number; reply: Reply } {
-  if (err instanceof HttpError) return { status: err.status, reply: { body: { detail: err.detail }, headers: err.headers } };
-  if (err instanceof PoolBusyError) {
-    const e = unavailable('Compute pool is saturated; retry shortly', 1);
-    return { status: 503, reply: { body: { detail: e.detail }, headers: e.headers } };
-  }
-  if (err instanceof DatabaseUnavailableError) {
-    const e = unavailable('Database unavailable', 2);
-    return { status: 503, reply: { body: { detail: e.detail }, headers: e.headers } };
-  }
+  const known = httpReplyOf(err);
+  if (known) return { status: known.status, reply: { body: known.body, headers: known.headers } };
   services.log.error('unhandled error', { requestId, error: err instanceof Error ? err.stack ?? err.message : String(err) });
   return { status: 500, reply: { body: { detail: 'Internal server error', request_id: requestId } } };
 }

@@ -1,22 +1,23 @@
 import type { z } from 'zod';
-import { HttpError, unprocessable, type ValidationIssue } from './errors.js';
+import { invalid, invalidInput, type ValidationIssue } from '../domain/errors.js';
 
 /**
- * Parses `value` with a route's schema. Issues flagged with params.status (e.g. invalid fidelity,
- * which the spec makes a 400 with a message) win; everything else is the spec's 422 HTTPValidationError.
+ * Parses `value` with a schema (a route's body or query, or an MCP tool's arguments when `where` is
+ * null). Issues flagged with params.status 400 (e.g. invalid fidelity, which the spec makes a 400 with
+ * a message) win; everything else is the spec's 422 HTTPValidationError.
  */
-export function validate<S extends z.ZodTypeAny>(schema: S, value: unknown, where: 'body' | 'query'): z.infer<S> {
+export function validate<S extends z.ZodTypeAny>(schema: S, value: unknown, where: 'body' | 'query' | null, what = 'input'): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   for (const issue of result.error.issues) {
-    if (issue.code === 'custom' && typeof issue.params?.status === 'number') throw new HttpError(issue.params.status, issue.message);
+    if (issue.code === 'custom' && issue.params?.status === 400) throw invalid(issue.message);
   }
   const issues: ValidationIssue[] = result.error.issues.map((issue) => ({
-    loc: [where, ...issue.path],
+    loc: where ? [where, ...issue.path] : issue.path,
     msg: issue.message,
     type: issueType(issue),
   }));
-  throw unprocessable(issues);
+  throw invalidInput(`Invalid ${what}`, issues);
 }
 
 function issueType(issue: z.ZodIssue): string {

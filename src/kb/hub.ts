@@ -1,7 +1,9 @@
 // Main-side Knowledge Hub runtime: the index thread, per-project index sync against Postgres,
 // and the asynchronous ingest queue (chunk + embed in the pool, index in the thread, commit).
 import { join } from 'node:path';
-import { PoolBusyError, TaskError } from '../pool/pool.js';
+import { TaskError } from '../pool/pool.js';
+import { runTask } from '../domain/compute.js';
+import { DomainError } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import type { Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
@@ -196,7 +198,7 @@ export class KnowledgeHub {
       try {
         return await fn();
       } catch (err) {
-        if (err instanceof PoolBusyError && attempt < BUSY_RETRIES && !this.closed) {
+        if (err instanceof DomainError && err.kind === 'unavailable' && attempt < BUSY_RETRIES && !this.closed) {
           await new Promise((r) => setTimeout(r, 100 * (attempt + 1)));
           continue;
         }
@@ -216,7 +218,7 @@ export class KnowledgeHub {
     const [version] = await this.db.query<{ content: string }>('select content from kb_versions where id = $1', [job.versionId]);
     let prep;
     try {
-      prep = await this.runPool(() => this.services.pool.run('kbPrepare', { text: version?.content ?? '' }));
+      prep = await this.runPool(() => runTask(this.services, 'kbPrepare', { text: version?.content ?? '' }));
     } catch (err) {
       if (this.closed || isShutdown(err)) return; // left pending/indexing: resumed on the next start
       await this.fail(job, project, err);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type uWS from 'uWebSockets.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
-import { HttpError } from '../http/errors.js';
+import { HttpError, httpReplyOf } from '../http/errors.js';
 import { readBody, writeReply } from '../http/io.js';
 import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
@@ -38,11 +38,11 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
     const started = performance.now();
     handle()
       .catch((err) => {
-        const status = err instanceof HttpError ? err.status : 500;
-        if (status === 500) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
+        const known = httpReplyOf(err);
+        if (!known) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
         if (!aborted) {
-          const detail = err instanceof HttpError ? err.detail : 'Internal server error';
-          writeReply(res, status, { body: { detail }, headers: err instanceof HttpError ? err.headers : {} }, requestId, false);
+          const reply = known ?? { status: 500, body: { detail: 'Internal server error', request_id: requestId }, headers: {} };
+          writeReply(res, reply.status, { body: reply.body, headers: reply.headers }, requestId, false);
         }
       })
       .finally(() => services.metrics.observeRequest(method, '/mcp', 0, (performance.now() - started) / 1000));

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Plan } from '../auth/plans.js';
 import type { McpScope } from '../auth/scopes.js';
 import type { Principal } from '../auth/principal.js';
+import type { Call } from '../domain/call.js';
 import type { Services } from '../services.js';
 import type { SessionState } from './session.js';
 
@@ -13,6 +14,8 @@ export type ToolCategory =
 export interface ToolContext {
   services: Services;
   principal: Principal;
+  /** This tools/call as a use-case call: the one door to the compute, quota and usage. */
+  call: Call;
   session: SessionState;
   /** The MCP client's name from initialize's clientInfo, when known. */
   client: string | null;
@@ -21,18 +24,9 @@ export interface ToolContext {
   signal?: AbortSignal;
 }
 
-/** What a compressing tool reports so its usage event carries real token counts. */
-export interface ToolUsage {
-  inputTokens: number;
-  outputTokens: number;
-  fidelity?: string | null;
-  model?: string | null;
-  inputText?: string | null;
-}
-
+/** A tool's answer; token figures for its usage event are reported to ctx.call by the use case. */
 export interface ToolOutcome {
   result: Record<string, unknown>;
-  usage?: ToolUsage;
 }
 
 export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
@@ -51,18 +45,6 @@ export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   /** Knowledge, plan, task and workflow tools need a project-bound key. */
   needsProject?: boolean;
   handler(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;
-}
-
-/** A tool-level failure: returned as a result with `error`, never as a transport error. */
-export class ToolError extends Error {
-  constructor(
-    readonly code: string,
-    readonly detail: string,
-    readonly extra: Record<string, unknown> = {},
-  ) {
-    super(detail);
-    this.name = 'ToolError';
-  }
 }
 
 export function defineTool<S extends z.ZodTypeAny>(definition: ToolDefinition<S>): ToolDefinition<S> {

@@ -24,16 +24,32 @@ export class TaskError extends Error {
   }
 }
 
+/** A task ran past its deadline: its worker was stopped and replaced (REST 504, MCP timeout). */
+export class TaskTimeoutError extends Error {
+  override name = 'TaskTimeoutError';
+}
+
 export interface PoolOptions {
   threads: number;
   maxQueue: number;
+  /** Default time budget of one task; past it the worker is terminated and the task fails. */
+  taskDeadlineMs: number;
+}
+
+export interface RunOptions {
+  /** Aborted when the caller goes away: queued work is dropped, running work stopped. */
+  signal?: AbortSignal;
+  /** Overrides the pool's default deadline for this task. */
+  deadlineMs?: number;
 }
 
 /** Typed front of the Piscina pool; routes and domain code never touch Piscina directly. */
 export class ComputePool {
   private readonly piscina: Piscina;
+  private readonly deadlineMs: number;
 
   constructor(options: PoolOptions) {
+    this.deadlineMs = options.taskDeadlineMs;
     this.piscina = new Piscina({
       filename: join(packageRoot(), 'dist', 'workers', 'index.js'),
       minThreads: options.threads,
@@ -43,13 +59,21 @@ export class ComputePool {
     });
   }
 
-  async run<K extends TaskName>(name: K, input: TaskInput<K>, signal?: AbortSignal): Promise<TaskOutput<K>> {
+  /**
+   * Runs one task. Only src/domain/compute.ts calls this: the use-case layer is the one door to the pool.
+   * Aborting a running task makes Piscina terminate its worker and start a fresh one.
+   */
+  async run<K extends TaskName>(name: K, input: TaskInput<K>, options: RunOptions = {}): Promise<TaskOutput<K>> {
     if (this.piscina.queueSize >= this.piscina.options.maxQueue) throw new PoolBusyError('compute queue is full');
+    const deadlineMs = options.deadlineMs ?? this.deadlineMs;
+    const deadline = AbortSignal.timeout(deadlineMs);
+    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
     let outcome: TaskOutcome;
     try {
       outcome = await this.piscina.run({ name, input }, { signal });
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) throw new PoolBusyError('compute queue is full');
+      if (deadline.aborted && !options.signal?.aborted) throw new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`);
       throw err;
     }
     if (!outcome.ok) throw new TaskError(outcome.error.name, outcome.error.message, outcome.error.code);

@@ -3,7 +3,8 @@ import type { Principal } from '../auth/principal.js';
 import { audit, type AuditTarget } from '../domain/accounts/audit.js';
 import { computeOverage, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/commerce/billing.js';
 import { getCommerce } from '../domain/commerce/commerce.js';
-import { badRequest, HttpError } from '../http/errors.js';
+import { httpReplyOf } from '../http/errors.js';
+import { invalid } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
 
@@ -24,7 +25,7 @@ async function audited<T>(
     await audit(services, principal, action, target(result), 'success', { requestId, detail });
     return result;
   } catch (err) {
-    const status = err instanceof HttpError ? err.status : 500;
+    const status = httpReplyOf(err)?.status ?? 500;
     await audit(services, principal, action, { type: 'billing' }, status < 500 ? 'denied' : 'failure', { requestId, detail: { ...detail, status } });
     throw err;
   }
@@ -39,7 +40,7 @@ export const billingRoutes = [
     body: CheckoutBody,
     async handler({ services, principal, body, requestId }) {
       return audited(services, principal, 'billing.checkout', requestId, (r) => ({ type: 'checkout_session', id: r.session_id }), async () => {
-        if (body.plan !== 'pro') throw badRequest(`Invalid plan '${body.plan}'. Only 'pro' can be purchased through checkout`);
+        if (body.plan !== 'pro') throw invalid(`Invalid plan '${body.plan}'. Only 'pro' can be purchased through checkout`);
         const commerce = await getCommerce(services);
         return createCheckout(services, commerce, principal, 'pro');
       }, { plan: body.plan }).then((r) => ({ body: r }));

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { compressCodeForCaller, structuralForCaller } from '../domain/compression/code.js';
-import { recordRestCompression } from '../domain/compression/restAccounting.js';
+import { compressCode, compressRepository } from '../domain/compression/code.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity, modelName } from './schemas.js';
 
@@ -30,31 +29,17 @@ export const codeRoutes = [
     method: 'POST',
     path: '/v1/compress-code',
     auth: 'key',
+    usage: true,
     body: CompressCodeBody,
-    async handler({ body, principal, services, signal, headers }) {
-      const started = performance.now();
-      const result = await compressCodeForCaller(services, principal, body, signal);
-      recordRestCompression(services, principal, headers, {
-        fidelity: body.fidelity, model: body.model, inputTokens: result.original_tokens,
-        outputTokens: result.compressed_tokens, started, inputText: body.code,
-      });
-      return { body: result };
-    },
+    handler: async ({ body, call }) => ({ body: await compressCode(call, body) }),
   }),
   defineRoute({
     method: 'POST',
     path: '/v1/compress-code/structural',
     auth: 'key',
+    usage: true,
     body: StructuralBody,
     repositoryBody: true,
-    async handler({ body, principal, services, signal, headers }) {
-      const started = performance.now();
-      const result = await structuralForCaller(services, principal, body, signal);
-      recordRestCompression(services, principal, headers, {
-        fidelity: result.fidelity, model: body.model, inputTokens: result.original_tokens,
-        outputTokens: result.compressed_tokens, started, inputText: body.files[0]?.path ?? null,
-      });
-      return { body: result };
-    },
+    handler: async ({ body, call }) => ({ body: await compressRepository(call, body) }),
   }),
 ];

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
-import { compressForCaller, compressThroughCache } from '../domain/compression/text.js';
-import { recordRestCompression } from '../domain/compression/restAccounting.js';
-import { recordUsageInBackground } from '../domain/accounts/usage.js';
-import { HttpError } from '../http/errors.js';
+import { compressText, compressTextCached } from '../domain/compression/text.js';
+import { recommendFidelity } from '../domain/compression/tokens.js';
+import { asDomainError, invalid, invalidInput } from '../domain/errors.js';
+import { savingsPercent } from '../../workers/shared/stats.js';
 import { defineRoute } from '../http/route.js';
 import { mapLimit } from '../lib/mapLimit.js';
 import { fidelity, modelName } from './schemas.js';
@@ -51,14 +51,10 @@ export const compressRoutes = [
     method: 'POST',
     path: '/v1/compress',
     auth: 'key',
+    usage: true,
     body: CompressBody,
-    async handler({ body, principal, services, signal, headers }) {
-      const started = performance.now();
-      const result = await compressThroughCache(services, principal, body, signal);
-      recordRestCompression(services, principal, headers, {
-        fidelity: body.fidelity, model: body.model, inputTokens: result.originalTokens, outputTokens: result.compressedTokens,
-        started, inputText: body.text, cacheHit: result.cache === 'hit',
-      });
+    async handler({ body, call }) {
+      const result = await compressTextCached(call, body);
       return { raw: result.body, headers: { 'x-semantic-cache': result.cache } };
     },
   }),
@@ -67,25 +63,24 @@ export const compressRoutes = [
     path: '/v1/batch-compress',
     auth: 'key',
     body: BatchBody,
-    async handler({ body, principal, services, signal }) {
+    async handler({ body, call, services }) {
+      // Each document is a call of its own (method batch, one usage event with its status); the
+      // batch answers 200 with per-document errors, except when the quota runs out.
       const results = await mapLimit(body.documents, BATCH_CONCURRENCY, async (doc, index) => {
-        const started = performance.now();
+        const docCall = call.child('batch');
         const level = doc.fidelity ?? body.fidelity ?? 'balanced';
         try {
-          if (!isFidelity(level)) throw new HttpError(400, `Invalid fidelity '${level}'. Valid values: ${FIDELITIES.join(', ')}`);
-          if (doc.text.length === 0) throw new HttpError(422, 'text must not be empty');
-          const response = await compressForCaller(services, principal, { text: doc.text, fidelity: level, query: doc.query, model: doc.model }, signal);
-          recordUsageInBackground(services, {
-            principal, method: 'batch', fidelity: level, model: doc.model, status: 'success',
-            inputTokens: response.original_tokens, outputTokens: response.compressed_tokens,
-            latencyMs: performance.now() - started, inputText: doc.text,
-          });
+          if (!isFidelity(level)) throw invalid(`Invalid fidelity '${level}'. Valid values: ${FIDELITIES.join(', ')}`);
+          if (doc.text.length === 0) throw invalidInput('text must not be empty', [{ loc: ['documents', index, 'text'], msg: 'text must not be empty', type: 'value_error.too_small' }]);
+          const response = await compressText(docCall, { text: doc.text, fidelity: level, query: doc.query, model: doc.model });
+          docCall.finish('success');
           return { index, id: doc.id ?? null, ...response, error: null };
         } catch (err) {
-          if (err instanceof HttpError && err.status === 429) throw err;
-          const detail = err instanceof HttpError ? String(err.detail) : 'compression failed';
-          if (!(err instanceof HttpError)) services.log.error('batch document failed', { index, error: String(err) });
-          return { index, id: doc.id ?? null, error: detail };
+          docCall.finishWith(err);
+          const known = asDomainError(err);
+          if (known?.kind === 'quota_exceeded') throw err;
+          if (!known) services.log.error('batch document failed', { index, error: String(err) });
+          return { index, id: doc.id ?? null, error: known ? known.detail : 'compression failed' };
         }
       });
       const ok = results.filter((r): r is Extract<typeof r, { original_tokens: number }> => r.error === null);
@@ -101,7 +96,7 @@ export const compressRoutes = [
             total_original_tokens: original,
             total_compressed_tokens: compressed,
             total_tokens_saved: original - compressed,
-            overall_savings_percent: original ? Math.round(((original - compressed) / original) * 1000) / 10 : 0,
+            overall_savings_percent: savingsPercent(original, compressed),
           },
         },
       };
@@ -112,13 +107,8 @@ export const compressRoutes = [
     path: '/v1/recommend',
     auth: 'key',
     body: RecommendBody,
-    async handler({ body, services, signal }) {
-      const result = await services.pool.run(
-        'recommend',
-        { text: (body.document ?? body.text)!, model: body.model ?? null, context_window: body.context_window ?? null },
-        signal,
-      );
-      return { body: result };
-    },
+    handler: async ({ body, call }) => ({
+      body: await recommendFidelity(call, { text: (body.document ?? body.text)!, model: body.model ?? null, context_window: body.context_window ?? null }),
+    }),
   }),
 ];

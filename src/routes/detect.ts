@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detectForCaller, DETECTION_PLANS } from '../domain/compression/detection.js';
+import { detectIssues, DETECTION_PLANS } from '../domain/compression/detection.js';
 import { defineRoute } from '../http/route.js';
 
 const DetectBody = z.object({
@@ -16,8 +16,6 @@ export const detectRoutes = [
     auth: 'key',
     plan: DETECTION_PLANS,
     body: DetectBody,
-    async handler({ body, principal, services, signal }) {
-      return { body: await detectForCaller(services, principal, body, signal) };
-    },
+    handler: async ({ body, call }) => ({ body: await detectIssues(call, body) }),
   }),
 ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { audit, listAudit, type AuditTarget } from '../domain/accounts/audit.js';
-import { HttpError } from '../http/errors.js';
+import { httpReplyOf } from '../http/errors.js';
 import { defineRoute, type Reply, type RequestContext, type RouteSpec } from '../http/route.js';
 
 const AuditQuery = z
@@ -94,7 +94,7 @@ export function auditRoute<B, Q>(route: RouteSpec<B, Q>, action: string, target:
         await audit(ctx.services, ctx.principal ?? null, action, target(ctx, reply), 'success', { requestId: ctx.requestId, detail: detail?.(ctx, reply) });
         return reply;
       } catch (err) {
-        const status = err instanceof HttpError ? err.status : 500;
+        const status = httpReplyOf(err)?.status ?? 500;
         await audit(ctx.services, ctx.principal ?? null, action, target(ctx, null), status < 500 ? 'denied' : 'failure', {
           requestId: ctx.requestId,
           detail: { status },

@@ -1,11 +1,12 @@
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
+import { pingPool } from '../domain/compute.js';
 
 async function checkReadiness(services: Services) {
   const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000).unref())]);
   const [database, pool] = await Promise.allSettled([
     timeout(services.db.query('select 1 as ok')),
-    timeout(services.pool.run('ping', undefined)),
+    pingPool(services, 2000),
   ]);
   return {
     database: database.status === 'fulfilled' ? 'ok' : 'unavailable',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { aggregateBenchmarks, getBenchmark, internalTokenMatches, publicBenchmark } from '../domain/platform/benchmarks.js';
-import { notFound, unauthorized } from '../http/errors.js';
+import { unauthorized } from '../http/errors.js';
+import { notFound } from '../domain/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 
 const UUID = z.string().uuid();

@@ -15,7 +15,7 @@ import {
 import { consumeConfirmToken, createConfirmToken, findConfirmToken, type ConfirmTokenRow } from '../domain/accounts/confirmTokens.js';
 import { requireOwnedProject } from '../domain/accounts/projects.js';
 import { getUser } from '../domain/accounts/users.js';
-import { badRequest, forbidden, HttpError, notFound } from '../http/errors.js';
+import { conflict, forbidden, gone, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Queryable } from '../store/db.js';
 import { modelName } from './schemas.js';
@@ -104,9 +104,9 @@ async function currentUser(db: Queryable, principal: Principal) {
 
 function rotationReply(keyId: string, outcome: RotateOutcome) {
   if (outcome.kind === 'not-found') throw keyNotFound(keyId);
-  if (outcome.kind === 'revoked') throw badRequest(`API key '${keyId}' is revoked and cannot be rotated`);
+  if (outcome.kind === 'revoked') throw invalid(`API key '${keyId}' is revoked and cannot be rotated`);
   if (outcome.kind === 'already-rotated') {
-    throw new HttpError(409, `API key '${keyId}' was already rotated; its successor is '${outcome.successorId}'`);
+    throw conflict(`API key '${keyId}' was already rotated; its successor is '${outcome.successorId}'`);
   }
   return {
     ...keyListItem(outcome.successor),
@@ -126,7 +126,7 @@ async function runConfirmedOperation(tx: Queryable, principal: Principal, token:
     case 'revoke': {
       const outcome = await revokeApiKey(tx, principal.userId, token.key_id);
       if (outcome.kind === 'not-found') throw keyNotFound(token.key_id);
-      if (outcome.kind === 'already-revoked') throw badRequest(`API key '${token.key_id}' is already revoked`);
+      if (outcome.kind === 'already-revoked') throw invalid(`API key '${token.key_id}' is already revoked`);
       return { key_id: outcome.row.key_id, status: outcome.row.status, revoked_at: outcome.row.revoked_at };
     }
     case 'rotate': {
@@ -185,13 +185,13 @@ export const keyRoutes = [
       const token = params.token_hash!;
       const found = await findConfirmToken(services.db, token);
       if (!found) throw notFound('Confirm token not found');
-      if (found.expired) throw new HttpError(410, 'Confirm token expired');
-      if (found.consumed_at) throw new HttpError(409, 'Confirm token already consumed');
+      if (found.expired) throw gone('Confirm token expired');
+      if (found.consumed_at) throw conflict('Confirm token already consumed');
       if (found.user_id !== principal.userId) throw forbidden('Confirm token belongs to another user');
       const { row, result } = await services.db.transaction(async (tx) => {
         const consumed = await consumeConfirmToken(tx, found.id, principal.userId);
         // Lost the race to a concurrent confirm (or expired just now).
-        if (!consumed) throw new HttpError(409, 'Confirm token already consumed');
+        if (!consumed) throw conflict('Confirm token already consumed');
         return { row: consumed, result: await runConfirmedOperation(tx, principal, consumed) };
       });
       // Drop cached authentications of the affected key on every instance.
@@ -238,7 +238,7 @@ export const keyRoutes = [
     async handler({ params, principal, services }) {
       const outcome = await revokeApiKey(services.db, principal.userId, params.key_id!);
       if (outcome.kind === 'not-found') throw keyNotFound(params.key_id!);
-      if (outcome.kind === 'already-revoked') throw badRequest(`API key '${params.key_id}' is already revoked`);
+      if (outcome.kind === 'already-revoked') throw invalid(`API key '${params.key_id}' is already revoked`);
       await services.revocations.publish(outcome.row.key_id);
       return { body: { key_id: outcome.row.key_id, status: outcome.row.status, revoked_at: outcome.row.revoked_at } };
     },

@@ -7,7 +7,7 @@ import {
   checkVisibility, currentContent, deleteItem, diffVersions, editAndIngest, ingestItem, MAX_CONTENT_CHARS, reindexItem,
 } from '../domain/knowledge/service.js';
 import { completeUpload, issueUpload, receiveUpload, UPLOAD_MAX_BYTES, uploadResponse } from '../domain/knowledge/uploads.js';
-import { unprocessable } from '../http/errors.js';
+import { invalidInput } from '../domain/errors.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
 
 const P = '/v1/projects/:project_id/knowledge';
@@ -90,10 +90,10 @@ function parseFilter(raw: string | undefined, where: 'query' | 'body'): Record<s
   try {
     value = JSON.parse(raw);
   } catch {
-    throw unprocessable([{ loc: [where, 'metadata_filter'], msg: 'metadata_filter must be URL-encoded JSON', type: 'value_error.json' }]);
+    throw invalidInput('Invalid input', [{ loc: [where, 'metadata_filter'], msg: 'metadata_filter must be URL-encoded JSON', type: 'value_error.json' }]);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
-    throw unprocessable([{ loc: [where, 'metadata_filter'], msg: 'metadata_filter must be a JSON object', type: 'value_error.object' }]);
+    throw invalidInput('Invalid input', [{ loc: [where, 'metadata_filter'], msg: 'metadata_filter must be a JSON object', type: 'value_error.object' }]);
   }
   return value as Record<string, unknown>;
 }
@@ -131,7 +131,7 @@ export const knowledgeRoutes = [
       const p = await project(ctx);
       const { query } = ctx;
       const cursor = query.cursor ? decodeCursor(query.cursor) : null;
-      if (query.cursor && !cursor) throw unprocessable([{ loc: ['query', 'cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }]);
+      if (query.cursor && !cursor) throw invalidInput('Invalid input', [{ loc: ['query', 'cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }]);
       const page = await listItems(ctx.services.db, ctx.principal, p.id, {
         limit: query.limit,
         cursor,
@@ -206,7 +206,7 @@ export const knowledgeRoutes = [
     query: DiffQuery,
     async handler(ctx) {
       const p = await project(ctx);
-      const body = await diffVersions(ctx.services, ctx.principal, p.id, ctx.params.item_id!, ctx.query.from_version_id, ctx.query.to_version_id, ctx.signal);
+      const body = await diffVersions(ctx.call, p.id, ctx.params.item_id!, ctx.query.from_version_id, ctx.query.to_version_id);
       return { body };
     },
   }),

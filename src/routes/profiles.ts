@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/accounts/profiles.js';
-import { notFound, unprocessable } from '../http/errors.js';
+import { invalidInput, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity } from './schemas.js';
 
@@ -48,7 +48,7 @@ const UpdateProfileBody = z
 /** profile_id is an integer path parameter: anything else is a 422 on the path. */
 function profileId(raw: string | undefined): number {
   if (!raw || !/^\d{1,12}$/.test(raw)) {
-    throw unprocessable([{ loc: ['path', 'profile_id'], msg: 'Input should be a valid integer', type: 'int_parsing' }]);
+    throw invalidInput('Invalid input', [{ loc: ['path', 'profile_id'], msg: 'Input should be a valid integer', type: 'int_parsing' }]);
   }
   return Number(raw);
 }

@@ -9,7 +9,7 @@ import {
   updateProject,
   type ProjectRow,
 } from '../domain/accounts/projects.js';
-import { notFound } from '../http/errors.js';
+import { notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 
 function projectResponse(row: ProjectRow) {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { audit } from '../domain/accounts/audit.js';
 import { claimReferral, existingCode, listReferrals, referralCode, referralStats } from '../domain/commerce/referrals.js';
-import { badRequest, HttpError, notFound } from '../http/errors.js';
+import { conflict, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 
 const ClaimBody = z.object({ code: z.string().min(1).max(64) }).strict();
@@ -60,8 +60,8 @@ export const referralRoutes = [
       if (outcome.kind !== 'claimed') {
         await audit(services, principal, 'referral.claim', target, 'denied', { requestId, detail: { reason: outcome.kind } });
         if (outcome.kind === 'unknown-code') throw notFound('Referral code not found');
-        if (outcome.kind === 'self-referral') throw badRequest('You cannot claim your own referral code');
-        throw new HttpError(409, 'A referral has already been claimed for this account');
+        if (outcome.kind === 'self-referral') throw invalid('You cannot claim your own referral code');
+        throw conflict('A referral has already been claimed for this account');
       }
       await audit(services, principal, 'referral.claim', target, 'success', { requestId, detail: { code: outcome.referral.code } });
       return {

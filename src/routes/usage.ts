@@ -13,7 +13,7 @@ import {
   usageHistory,
   type EventRow,
 } from '../domain/accounts/analytics.js';
-import { forbidden, notFound } from '../http/errors.js';
+import { forbidden, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { fidelity } from './schemas.js';
 

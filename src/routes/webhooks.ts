@@ -4,7 +4,8 @@ import { applyStripeEvent, type StripeEvent } from '../domain/commerce/billing.j
 import { getCommerce } from '../domain/commerce/commerce.js';
 import { claimReferral } from '../domain/commerce/referrals.js';
 import { upsertExternalUser } from '../domain/accounts/users.js';
-import { HttpError, unavailable } from '../http/errors.js';
+import { HttpError } from '../http/errors.js';
+import { unavailable } from '../domain/errors.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { verifySvix } from '../providers/identityWebhook.js';

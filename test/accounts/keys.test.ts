@@ -3,7 +3,7 @@ import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { enforceQuota, quotaStatus, currentQuotaPeriod } from '../../src/domain/accounts/quota.js';
 import { recordUsageEvent } from '../../src/domain/accounts/usage.js';
 import type { Principal } from '../../src/auth/principal.js';
-import { HttpError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/domain/errors.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser, ownerId } from './helpers.js';
 
@@ -219,11 +219,12 @@ describe(`quotas (${DB_KIND})`, () => {
     expect(await state(row.key_id)).toBe('warning');
     await use(principal, 1);
     const err = await enforceQuota(server.app.services, principal).then(() => null, (e) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect(err.status).toBe(429);
+    // The domain's quota_exceeded: REST answers it as 429 with Retry-After, MCP as a quota_exceeded result.
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.kind).toBe('quota_exceeded');
     expect(err.detail).toMatch(/Monthly quota exhausted/);
     expect(err.detail).toContain('5 of 5');
-    expect(Number(err.headers['retry-after'])).toBeGreaterThan(0);
+    expect(err.retryAfter).toBeGreaterThan(0);
     expect(await state(row.key_id)).toBe('exceeded');
 
     // Raising the quota resets the state and the period: calls pass again.

@@ -1,4 +1,4 @@
-import { notFound } from '../../http/errors.js';
+import { notFound } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
 
 export interface ProjectRow {

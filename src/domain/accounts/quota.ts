@@ -1,5 +1,5 @@
 import type { Principal } from '../../auth/principal.js';
-import { HttpError } from '../../http/errors.js';
+import { DomainError } from '../errors.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 
@@ -87,10 +87,10 @@ export async function enforceQuota(services: Services, principal: Principal): Pr
   const status = await quotaStatus(services.db, principal.keyId);
   if (!status || status.quota === null || !status.enforced || status.used < status.quota) return;
   const retryAfter = Math.max(1, Math.ceil((status.periodEnd.getTime() - Date.now()) / 1000));
-  throw new HttpError(
-    429,
+  throw new DomainError(
+    'quota_exceeded',
     `Monthly quota exhausted for API key '${status.keyId}': ${status.used} of ${status.quota} compressions used ` +
       `in the period that started ${status.periodStart.toISOString()}; it resets at ${status.periodEnd.toISOString()}`,
-    { 'retry-after': String(retryAfter) },
+    { retryAfter },
   );
 }

@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
+import { savingsPercent } from '../../../workers/shared/stats.js';
 
 export type UsageMethod = 'REST' | 'MCP' | 'batch' | 'mcp_advisory';
 
@@ -25,10 +26,6 @@ export function inputPreview(text: string | null | undefined): string | null {
   if (!text) return null;
   const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
   return Array.from(firstLine).slice(0, 100).join('');
-}
-
-export function savingsPercent(input: number, output: number): number {
-  return input > 0 ? Math.round(((input - output) / input) * 1000) / 10 : 0;
 }
 
 const COLUMNS = 17;

@@ -1,6 +1,6 @@
 import { isPlan, type Plan } from '../../auth/plans.js';
 import type { Principal } from '../../auth/principal.js';
-import { HttpError, unavailable } from '../../http/errors.js';
+import { unavailable } from '../errors.js';
 import { ProviderRequestError, ProviderUnavailableError, type StripeSubscription } from '../../providers/stripe.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
@@ -109,7 +109,7 @@ export async function usedUnits(db: Queryable, userId: string, period = currentP
 /** Maps provider failures to the spec's 503 (billing service unavailable). */
 export function providerError(err: unknown): never {
   if (err instanceof ProviderUnavailableError) throw unavailable('Billing service unavailable', 5);
-  if (err instanceof ProviderRequestError) throw new HttpError(503, `Billing service rejected the request: ${err.message}`, { 'retry-after': '30' });
+  if (err instanceof ProviderRequestError) throw unavailable(`Billing service rejected the request: ${err.message}`, 30);
   throw err;
 }
 

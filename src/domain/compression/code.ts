@@ -1,26 +1,13 @@
-import type { Principal } from '../../auth/principal.js';
-import { HttpError } from '../../http/errors.js';
-import { TaskError } from '../../pool/pool.js';
-import type { Services } from '../../services.js';
 import type { CompressCodeInput, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
-import { enforceQuota } from '../accounts/quota.js';
+import type { Call } from '../call.js';
 
-/** Worker-side input errors become the spec's 422; BlastRadiusInputError keeps its name for MCP. */
-function mapCodeError(err: unknown, field: string): never {
-  if (err instanceof TaskError && err.name === 'CodeInputError') {
-    throw new HttpError(422, [{ loc: ['body', field], msg: err.message, type: 'value_error.encoding' }]);
-  }
-  if (err instanceof TaskError && err.name === 'BlastRadiusInputError') {
-    throw new HttpError(422, [{ loc: ['body', 'focus_symbols'], msg: err.message, type: 'BlastRadiusInputError' }]);
-  }
-  throw err;
-}
-
-export async function compressCodeForCaller(services: Services, principal: Principal, input: CompressCodeInput, signal?: AbortSignal) {
-  await enforceQuota(services, principal);
+/** AST-aware compression of one source file (REST /v1/compress-code). */
+export async function compressCode(call: Call, input: CompressCodeInput) {
+  await call.requireQuota();
   const started = performance.now();
-  const result = await services.pool.run('compressCode', input, signal).catch((err) => mapCodeError(err, 'code'));
-  services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);
+  const result = await call.compute('compressCode', input, { field: 'code' });
+  call.services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);
+  call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, fidelity: input.fidelity, model: input.model ?? null, inputText: input.code });
   return result;
 }
 
@@ -43,24 +30,29 @@ function batches(files: StructuralFile[], parts: number): StructuralFile[][] {
   return out;
 }
 
-/** Parsing spreads across the pool; one task then builds the cross-file graph, ranks and renders. */
-export async function structuralForCaller(
-  services: Services,
-  principal: Principal,
-  input: { files: StructuralFile[] } & StructuralOptions,
-  signal?: AbortSignal,
-) {
-  await enforceQuota(services, principal);
+/**
+ * Structural compression of many files (REST /v1/compress-code/structural, MCP compress_codebase):
+ * parsing spreads across the pool, then one task builds the cross-file graph, ranks and renders.
+ */
+export async function compressRepository(call: Call, input: { files: StructuralFile[] } & StructuralOptions) {
+  await call.requireQuota();
   const started = performance.now();
   const { files, ...options } = input;
-  const parts = Math.max(1, services.pool.stats().threads * 4);
+  const parts = Math.max(1, call.services.pool.stats().threads * 4);
   const analysed = await Promise.all(
     batches(files, parts).map((batch) =>
-      services.pool.run('analyzeFiles', { files: batch.map((f) => ({ path: f.path, content: f.content, language: f.language ?? undefined })) }, signal),
+      call.compute('analyzeFiles', { files: batch.map((f) => ({ path: f.path, content: f.content, language: f.language ?? undefined })) }, { field: 'files' }),
     ),
-  ).catch((err) => mapCodeError(err, 'files'));
+  );
   const analyses: FileAnalysis[] = analysed.flat();
-  const result = await services.pool.run('structural', { analyses, ...options }, signal).catch((err) => mapCodeError(err, 'files'));
-  services.metrics.observeCompress('compress-code-structural', (performance.now() - started) / 1000);
+  const result = await call.compute('structural', { analyses, ...options }, { field: 'files' });
+  call.services.metrics.observeCompress('compress-code-structural', (performance.now() - started) / 1000);
+  call.report({
+    inputTokens: result.original_tokens,
+    outputTokens: result.compressed_tokens,
+    fidelity: result.fidelity,
+    model: options.model ?? null,
+    inputText: options.query ?? files[0]?.path ?? null,
+  });
   return result;
 }

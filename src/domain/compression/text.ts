@@ -1,12 +1,10 @@
-import type { Principal } from '../../auth/principal.js';
-import { CACHE_TTL_MS, cacheKey } from '../../cache/semanticCache.js';
-import type { Services } from '../../services.js';
-import type { Fidelity } from '../../../workers/shared/fidelity.js';
-import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
-import { enforceQuota } from '../accounts/quota.js';
-import { detectForCaller, DETECTION_PLANS } from './detection.js';
 import { requirePlan } from '../../auth/plans.js';
+import { CACHE_TTL_MS, cacheKey } from '../../cache/semanticCache.js';
+import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import type { DetectResult } from '../../../workers/detect/index.js';
+import type { Call } from '../call.js';
+import { detectIssues, DETECTION_PLANS } from './detection.js';
+import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
 
 export interface CompressRequest {
   text: string;
@@ -35,22 +33,19 @@ export interface CompressResponse {
 }
 
 /**
- * Runs one compression in the pool (after the caller's quota check) and keeps the original when
- * more than 80% was removed. Recording the usage event is the transport's job.
+ * Text compression, the use case behind /v1/compress, batch documents and the MCP text tools:
+ * plan (for include_quality), quota, the pool, the preserved original above 80% savings, metrics,
+ * and the call's usage figures.
  */
-export async function compressForCaller(
-  services: Services,
-  principal: Principal,
-  request: CompressRequest,
-  signal?: AbortSignal,
-): Promise<CompressResponse> {
+export async function compressText(call: Call, request: CompressRequest): Promise<CompressResponse> {
+  const { services, principal } = call;
   if (request.include_quality) requirePlan(principal.plan, DETECTION_PLANS);
-  await enforceQuota(services, principal);
+  await call.requireQuota();
   const started = performance.now();
-  const result = await services.pool.run(
+  const result = await call.compute(
     'compress',
     { text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null },
-    signal,
+    { field: 'text' },
   );
   const originalId =
     result.savings_percent > PRESERVE_ABOVE_SAVINGS
@@ -58,8 +53,15 @@ export async function compressForCaller(
       : null;
   services.metrics.observeCompress('compress', (performance.now() - started) / 1000);
   const quality = request.include_quality
-    ? await detectForCaller(services, principal, { original_text: request.text, compressed_text: result.compressed_text || ' ' }, signal)
+    ? await detectIssues(call, { original_text: request.text, compressed_text: result.compressed_text || ' ' })
     : null;
+  call.report({
+    inputTokens: result.original_tokens,
+    outputTokens: result.compressed_tokens,
+    fidelity: request.fidelity,
+    model: request.model ?? null,
+    inputText: request.text,
+  });
   return {
     compressed_text: result.compressed_text,
     original_tokens: result.original_tokens,
@@ -79,30 +81,37 @@ export interface CachedCompression {
   /** The response body bytes: identical on a hit to what the miss sent. */
   body: Uint8Array;
   cache: 'hit' | 'miss' | 'bypass';
-  originalTokens: number;
-  compressedTokens: number;
 }
 
-/** The semantic cache in front of compressForCaller (Pro and up; Free bypasses it). */
-export async function compressThroughCache(
-  services: Services,
-  principal: Principal,
-  request: CompressRequest,
-  signal?: AbortSignal,
-): Promise<CachedCompression> {
+/** The semantic cache in front of compressText (Pro and up; Free bypasses it). */
+export async function compressTextCached(call: Call, request: CompressRequest): Promise<CachedCompression> {
+  const { services, principal } = call;
   const ttl = CACHE_TTL_MS[principal.plan];
   const key = ttl === null ? null : cacheKey(principal.userId, request);
   if (key) {
     const hit = await services.cache.get(key);
     services.metrics.observeCache(!!hit);
     if (hit) {
-      await enforceQuota(services, principal);
-      return { body: hit.body, cache: 'hit', originalTokens: hit.originalTokens, compressedTokens: hit.compressedTokens };
+      await call.requireQuota();
+      call.report({
+        inputTokens: hit.originalTokens,
+        outputTokens: hit.compressedTokens,
+        fidelity: request.fidelity,
+        model: request.model ?? null,
+        inputText: request.text,
+        cacheHit: true,
+      });
+      return { body: hit.body, cache: 'hit' };
     }
   }
-  const response = await compressForCaller(services, principal, request, signal);
+  const response = await compressText(call, request);
   const body = Buffer.from(JSON.stringify(response));
-  const entry = { body, originalTokens: response.original_tokens, compressedTokens: response.compressed_tokens };
-  if (key && ttl) await services.cache.set(key, entry, ttl);
-  return { ...entry, cache: key ? 'miss' : 'bypass' };
+  if (key && ttl) await services.cache.set(key, { body, originalTokens: response.original_tokens, compressedTokens: response.compressed_tokens }, ttl);
+  return { body, cache: key ? 'miss' : 'bypass' };
+}
+
+/** Several independent compressions in one pool task (no quota or usage of their own: the caller's use case owns those). */
+export async function compressParts(call: Call, items: { text: string; fidelity: Fidelity }[]) {
+  if (items.length === 0) return [];
+  return call.compute('compressMany', { items: items.map((i) => ({ ...i, query: null, model: null })) });
 }

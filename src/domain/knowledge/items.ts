@@ -1,7 +1,7 @@
 // Knowledge Hub items and versions: rows, visibility, listing, edits with optimistic concurrency.
 import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { HttpError, notFound } from '../../http/errors.js';
+import { conflict, notFound, notImplemented } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
 import { getProject, type ProjectRow } from '../accounts/projects.js';
 
@@ -45,21 +45,16 @@ export interface VersionRow {
   created_at: Date;
 }
 
-/** A 409 naming the current version (spec: stale base). */
-export class StaleBaseError extends HttpError {
-  constructor(readonly currentVersionId: string | null) {
-    super(409, `stale_base: base_version_id is not the current version; the current version is ${currentVersionId}`, {
-      'x-current-version-id': currentVersionId ?? '',
-    });
-  }
-}
+/** The spec's stale_base conflict, naming the current version. */
+export const staleBase = (currentVersionId: string | null) =>
+  conflict(`stale_base: base_version_id is not the current version; the current version is ${currentVersionId}`, {
+    code: 'stale_base',
+    extra: { current_version_id: currentVersionId },
+  });
 
 /** org and external visibility: the spec's not_implemented error. */
-export class VisibilityNotImplemented extends HttpError {
-  constructor(readonly visibility: string) {
-    super(501, `not_implemented: visibility '${visibility}' is not implemented; use private or project`);
-  }
-}
+export const visibilityNotImplemented = (visibility: string) =>
+  notImplemented(`not_implemented: visibility '${visibility}' is not implemented; use private or project`);
 
 export const itemNotFound = (id: string) => notFound(`Knowledge item '${id}' not found`);
 
@@ -226,7 +221,7 @@ export interface EditInput {
 
 /**
  * Applies an edit in one locked transaction. Content makes a new version (and queues an ingest)
- * only when base_version_id is the current version; otherwise StaleBaseError. Name, metadata,
+ * only when base_version_id is the current version; otherwise the stale_base conflict. Name, metadata,
  * visibility and mcp_exposed keep the version.
  */
 export async function editItem(
@@ -239,7 +234,7 @@ export async function editItem(
   const item = await requireVisibleItem(tx, principal, projectId, itemId, true);
   let newVersion: VersionRow | null = null;
   if (edit.content !== undefined) {
-    if (edit.baseVersionId !== item.current_version_id) throw new StaleBaseError(item.current_version_id);
+    if (edit.baseVersionId !== item.current_version_id) throw staleBase(item.current_version_id);
     const [v] = await tx.query<VersionRow>(
       `insert into kb_versions (item_id, number, content, content_hash, created_by_key_id)
        values ($1, coalesce((select max(number) from kb_versions where item_id = $1), 0) + 1, $2, $3, $4) returning *`,

@@ -2,7 +2,7 @@
 // candidates resolved against the database (current version, not deleted, visible, metadata
 // filter), fused by reciprocal rank fusion (k = 60).
 import type { Principal } from '../../auth/principal.js';
-import { unavailable } from '../../http/errors.js';
+import { unavailable } from '../errors.js';
 import { hubFor } from '../../kb/hub.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';

@@ -1,11 +1,12 @@
 // Knowledge Hub operations shared by the REST routes and the MCP tools.
 import type { Principal } from '../../auth/principal.js';
-import { HttpError, badRequest, notFound } from '../../http/errors.js';
+import type { Call } from '../call.js';
+import { invalid, notFound } from '../errors.js';
 import { hubFor } from '../../kb/hub.js';
 import type { Services } from '../../services.js';
 import { FetchRefusedError, fetchPublicHttps } from '../platform/ssrf.js';
 import {
-  editItem, getVersion, insertItem, newReindexVersion, requireVisibleItem, softDeleteItem, VisibilityNotImplemented,
+  editItem, getVersion, insertItem, newReindexVersion, requireVisibleItem, softDeleteItem, visibilityNotImplemented,
   type EditInput, type ItemRow, type VersionRow,
 } from './items.js';
 
@@ -26,8 +27,8 @@ export interface IngestInput {
 export function checkVisibility(v: string | null | undefined): 'private' | 'project' | undefined {
   if (v === undefined || v === null) return undefined;
   if (v === 'private' || v === 'project') return v;
-  if (v === 'org' || v === 'external') throw new VisibilityNotImplemented(v);
-  throw badRequest(`Invalid visibility '${v}'. Valid values: private, project, org, external`);
+  if (v === 'org' || v === 'external') throw visibilityNotImplemented(v);
+  throw invalid(`Invalid visibility '${v}'. Valid values: private, project, org, external`);
 }
 
 function defaultName(input: IngestInput, text: string): string {
@@ -43,8 +44,8 @@ async function fetchUrl(url: string): Promise<string> {
     const r = await fetchPublicHttps(url, { maxBytes: MAX_CONTENT_CHARS, timeoutMs: FETCH_TIMEOUT_MS, maxRedirects: 3 });
     return r.text;
   } catch (err) {
-    if (err instanceof FetchRefusedError) throw badRequest(`fetch_refused (${err.reason}): ${err.message}`);
-    throw badRequest(`Could not fetch url: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof FetchRefusedError) throw invalid(`fetch_refused (${err.reason}): ${err.message}`);
+    throw invalid(`Could not fetch url: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -118,24 +119,19 @@ export async function currentContent(services: Services, item: ItemRow): Promise
   return row?.content ?? '';
 }
 
-export async function diffVersions(
-  services: Services,
-  principal: Principal,
-  projectId: string,
-  itemId: string,
-  fromId: string,
-  toId: string,
-  signal?: AbortSignal,
-) {
+/** Two versions of an item and their unified diff (computed in the pool). */
+export async function diffVersions(call: Call, projectId: string, itemId: string, fromId: string, toId: string) {
+  const { services, principal } = call;
   const item = await requireVisibleItem(services.db, principal, projectId, itemId);
   const [from, to] = await Promise.all([getVersion(services.db, item.id, fromId), getVersion(services.db, item.id, toId)]);
   if (!from) throw notFound(`Version '${fromId}' not found for item '${itemId}'`);
   if (!to) throw notFound(`Version '${toId}' not found for item '${itemId}'`);
-  const diff = await services.pool.run(
-    'kbDiff',
-    { from: from.content, to: to.content, fromLabel: `${item.name}@v${from.number} (${from.id})`, toLabel: `${item.name}@v${to.number} (${to.id})` },
-    signal,
-  );
+  const diff = await call.compute('kbDiff', {
+    from: from.content,
+    to: to.content,
+    fromLabel: `${item.name}@v${from.number} (${from.id})`,
+    toLabel: `${item.name}@v${to.number} (${to.id})`,
+  });
   return {
     item_id: item.id,
     from_version_id: from.id,
@@ -150,12 +146,3 @@ export async function diffVersions(
   };
 }
 
-/** Maps the REST errors to the MCP tool-level error codes. */
-export function toolErrorCode(err: HttpError): string {
-  if (err.status === 404) return 'not_found';
-  if (err.status === 409) return 'stale_base';
-  if (err.status === 501) return 'not_implemented';
-  if (err.status === 422) return 'validation_error';
-  if (err.status === 413) return 'too_large';
-  return 'invalid_request';
-}

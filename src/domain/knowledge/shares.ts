@@ -1,15 +1,12 @@
 // Share grants of KB items to external A2A peers (gc_kb_share). The peer-facing side arrives with
 // the A2A issue; here the grant is validated and recorded, idempotently.
 import type { Principal } from '../../auth/principal.js';
-import { HttpError } from '../../http/errors.js';
+import { invalid } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
 import { requireVisibleItem } from './items.js';
 
-export class CannotSharePrivate extends HttpError {
-  constructor(itemId: string) {
-    super(400, `cannot_share_private: item '${itemId}' is private; make it project-visible before sharing`);
-  }
-}
+export const cannotSharePrivate = (itemId: string) =>
+  invalid(`cannot_share_private: item '${itemId}' is private; make it project-visible before sharing`, { code: 'cannot_share_private' });
 
 export interface ShareRow {
   id: string;
@@ -24,7 +21,7 @@ export interface ShareRow {
 /** Grants (or refreshes) a share; the same (item, peer) always yields the same share_id. */
 export async function grantShare(db: Queryable, principal: Principal, projectId: string, itemId: string, peerId: string): Promise<{ share: ShareRow; created: boolean }> {
   const item = await requireVisibleItem(db, principal, projectId, itemId);
-  if (item.visibility === 'private') throw new CannotSharePrivate(item.id);
+  if (item.visibility === 'private') throw cannotSharePrivate(item.id);
   const [inserted] = await db.query<ShareRow>(
     `insert into kb_shares (project_id, item_id, peer_id, granted_by_key_id) values ($1, $2, $3, $4)
      on conflict (item_id, peer_id) do nothing returning *`,

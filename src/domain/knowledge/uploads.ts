@@ -2,7 +2,7 @@
 // service, carries an expiring HMAC-SHA256 signature; completing it ingests the content.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
-import { HttpError, notFound } from '../../http/errors.js';
+import { conflict, forbidden, notFound, tooLarge } from '../errors.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { checkVisibility, ingestItem } from './service.js';
@@ -105,7 +105,7 @@ export async function receiveUpload(
 ): Promise<UploadRow> {
   const expires = Number(query.expires);
   const given = Buffer.from(query.signature ?? '', 'base64url');
-  const denied = () => new HttpError(403, 'Invalid or expired upload signature');
+  const denied = () => forbidden('Invalid or expired upload signature');
   if (!UUID.test(uploadId) || !UUID.test(projectId) || !Number.isInteger(expires) || given.length === 0) throw denied();
   const secret = await uploadSecret(services.db);
   const expected = Buffer.from(sign(secret, uploadId, expires), 'base64url');
@@ -113,14 +113,14 @@ export async function receiveUpload(
   if (expires * 1000 < Date.now()) throw denied();
   const [row] = await services.db.query<UploadRow>('select * from kb_uploads where id = $1 and project_id = $2', [uploadId, projectId]);
   if (!row) throw notFound(`Upload '${uploadId}' not found`);
-  if (row.status === 'completed') throw new HttpError(409, 'Upload already completed');
+  if (row.status === 'completed') throw conflict('Upload already completed');
   const size = Buffer.byteLength(content, 'utf8');
-  if (size > row.max_bytes) throw new HttpError(413, `Upload exceeds its size limit of ${row.max_bytes} bytes`);
+  if (size > row.max_bytes) throw tooLarge(`Upload exceeds its size limit of ${row.max_bytes} bytes`);
   const [updated] = await services.db.query<UploadRow>(
     `update kb_uploads set content = $2, size_bytes = $3, status = 'uploaded' where id = $1 and status <> 'completed' returning *`,
     [uploadId, content, size],
   );
-  if (!updated) throw new HttpError(409, 'Upload already completed');
+  if (!updated) throw conflict('Upload already completed');
   return updated;
 }
 
@@ -139,7 +139,7 @@ export async function completeUpload(
     const item = await itemById(services.db, row.item_id);
     if (item) return { row, item };
   }
-  if (row.status !== 'uploaded' || row.content === null) throw new HttpError(409, 'Nothing has been uploaded to this upload URL yet');
+  if (row.status !== 'uploaded' || row.content === null) throw conflict('Nothing has been uploaded to this upload URL yet');
   // Claim the upload first so two concurrent completes create one item.
   const [claimed] = await services.db.query<UploadRow>(
     `update kb_uploads set status = 'completed' where id = $1 and status = 'uploaded' returning *`,

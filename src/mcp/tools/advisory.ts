@@ -2,13 +2,14 @@ import { statfs } from 'node:fs/promises';
 import { freemem, totalmem } from 'node:os';
 import { z } from 'zod';
 import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
-import { defineTool, ToolError } from '../tool.js';
+import { invalidInput } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
 import { tokensOf } from './tokens.js';
 
 function windowOf(args: { context_window?: number; model?: string }): number {
   const window = args.context_window ?? contextWindowFor(args.model);
-  if (!window) throw new ToolError('validation_error', 'Give context_window, or a model whose window is known');
+  if (!window) throw invalidInput('Give context_window, or a model whose window is known', [{ loc: ['context_window'], msg: 'Required for this model', type: 'missing' }]);
   return window;
 }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { countInPool } from './tokens.js';
+import { countTokens } from '../../domain/compression/tokens.js';
 
 export const analyticsTools = [
   defineTool({
@@ -13,7 +13,7 @@ export const analyticsTools = [
     input: z.object({ text: z.string(), model: z.string().max(100).optional() }).strict(),
     async handler({ text, model }, ctx) {
       const bytes = Buffer.byteLength(text, 'utf8');
-      const accurate = await countInPool(ctx, text, model);
+      const accurate = await countTokens(ctx.call, text, model);
       return {
         result: {
           accurate_tokens: accurate.tokens,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BENCHMARKS_PER_HOUR, publicBenchmark, submitBenchmark } from '../../domain/platform/benchmarks.js';
-import { defineTool, ToolError } from '../tool.js';
+import { DomainError } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
 const label = z.string().trim().min(1).max(200);
 
@@ -32,9 +33,9 @@ export const benchmarkTools = [
         notes: args.notes ?? null,
       });
       if (outcome.kind === 'rate_limited') {
-        throw new ToolError('rate_limited', `At most ${BENCHMARKS_PER_HOUR} benchmark runs per hour per key`, {
-          retry_after_seconds: outcome.retryAfterSeconds,
-          limit_per_hour: BENCHMARKS_PER_HOUR,
+        throw new DomainError('rate_limited', `At most ${BENCHMARKS_PER_HOUR} benchmark runs per hour per key`, {
+          retryAfter: outcome.retryAfterSeconds,
+          extra: { limit_per_hour: BENCHMARKS_PER_HOUR },
         });
       }
       const row = outcome.row;

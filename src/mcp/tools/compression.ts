@@ -1,17 +1,15 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
-import { compressToolDefs, DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
-import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
-import { getPreservedOriginal } from '../../domain/compression/originals.js';
-import { TaskError } from '../../pool/pool.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
-import { countMany } from './pooled.js';
+import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
+import { compressRepository } from '../../domain/compression/code.js';
+import { DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
+import { getPreservedOriginal } from '../../domain/compression/originals.js';
+import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens } from '../../domain/compression/toolOutput.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
-/**
- * compress_tool_output and compress_meta_tokens run their pure, linear-time passes on the event loop
- * (no worker task exists for them yet); these caps keep one call bounded to a few milliseconds.
- */
+/** Input caps of the tool-output and meta-token tools: one call stays a short pool task. */
 export const MAX_TOOL_OUTPUT_CHARS = 128_000;
 export const MAX_META_CHARS = 64_000;
 
@@ -23,19 +21,6 @@ const toolDef = z
     inputSchema: z.custom<Record<string, unknown>>((v) => typeof v === 'object' && v !== null && !Array.isArray(v), { message: 'inputSchema must be a JSON object' }).optional(),
   })
   .passthrough();
-
-async function manifestStats(ctx: ToolContext, before: unknown, after: unknown) {
-  const [original, compressed] = await countMany(ctx, [JSON.stringify(before), JSON.stringify(after)]);
-  return { original_tokens: original!, compressed_tokens: compressed!, tokens_saved: original! - compressed!, savings_percent: savingsPercent(original!, compressed!) };
-}
-
-function taskFailure(err: unknown): never {
-  if (err instanceof TaskError) {
-    if (err.name === 'BlastRadiusInputError') throw new ToolError('BlastRadiusInputError', err.message);
-    if (err.name === 'CodeInputError') throw new ToolError('validation_error', err.message, { issues: [{ loc: ['files'], msg: err.message, type: 'value_error' }] });
-  }
-  throw err;
-}
 
 export const compressionTools = [
   defineTool({
@@ -52,17 +37,15 @@ export const compressionTools = [
         tool_name: z.string().max(200).optional().describe('The command that produced the output (recorded in the result only)'),
       })
       .strict(),
-    async handler(args, ctx) {
-      const options = { maxLines: args.max_lines, contextLines: args.context_lines };
-      const r = await ctx.services.pool.run('compressToolOutput', { text: args.output, options }, ctx.signal);
-      const [original, compressed] = r.unchanged ? await countMany(ctx, [args.output]).then((c) => [c[0]!, c[0]!]) : await countMany(ctx, [args.output, r.text]);
+    async handler(args, { call }) {
+      const r = await compressToolOutput(call, args.output, { maxLines: args.max_lines, contextLines: args.context_lines });
       return {
         result: {
           compressed_output: r.text,
-          original_tokens: original!,
-          compressed_tokens: compressed!,
-          tokens_saved: original! - compressed!,
-          savings_percent: savingsPercent(original!, compressed!),
+          original_tokens: r.original_tokens,
+          compressed_tokens: r.compressed_tokens,
+          tokens_saved: r.original_tokens - r.compressed_tokens,
+          savings_percent: savingsPercent(r.original_tokens, r.compressed_tokens),
           lines_in: r.lines_in,
           lines_out: r.lines_out,
           collapsed_runs: r.collapsed_runs,
@@ -74,7 +57,6 @@ export const compressionTools = [
           unchanged: r.unchanged,
           ...(args.tool_name ? { tool_name: args.tool_name } : {}),
         },
-        usage: { inputTokens: original!, outputTokens: compressed!, inputText: args.output },
       };
     },
   }),
@@ -94,21 +76,19 @@ export const compressionTools = [
         max_entries: z.number().int().min(1).max(2048).default(256),
       })
       .strict(),
-    async handler(args, ctx) {
+    async handler(args, { call }) {
       const decode = args.decode ?? args.mode === 'decompress';
       if (decode) {
         if (args.encoded === undefined || args.dictionary === undefined) {
-          throw new ToolError('validation_error', 'decompress needs encoded and dictionary', { issues: [{ loc: ['encoded'], msg: 'Required', type: 'invalid_type' }] });
+          throw invalidInput('decompress needs encoded and dictionary', [{ loc: ['encoded'], msg: 'Required', type: 'invalid_type' }]);
         }
-        const decoded = await ctx.services.pool.run('decodeMetaTokens', { encoded: args.encoded, dictionary: args.dictionary }, ctx.signal);
-        if (!decoded.ok) throw new ToolError('validation_error', decoded.error, { issues: [{ loc: ['encoded'], msg: decoded.error, type: 'value_error' }] });
-        const text = decoded.text;
+        const text = await decodeMetaTokens(call, args.encoded, args.dictionary);
         return { result: { mode: 'decompress', format: META_FORMAT, text, characters: text.length } };
       }
-      if (args.text === undefined) throw new ToolError('validation_error', 'compress needs text', { issues: [{ loc: ['text'], msg: 'Required', type: 'invalid_type' }] });
-      const r = await ctx.services.pool.run('encodeMetaTokens', { text: args.text, maxEntries: args.max_entries }, ctx.signal);
+      if (args.text === undefined) throw invalidInput('compress needs text', [{ loc: ['text'], msg: 'Required', type: 'invalid_type' }]);
+      const r = await encodeMetaTokens(call, args.text, args.max_entries);
       const { encoding: enc, original_tokens: original, encoded_tokens: encoded, dictionary_tokens: dict } = r;
-      const total = encoded! + dict!;
+      const total = encoded + dict;
       return {
         result: {
           mode: 'compress',
@@ -117,16 +97,15 @@ export const compressionTools = [
           encoded: enc.encoded,
           dictionary: enc.dictionary,
           dictionary_entries: Object.keys(enc.dictionary).length,
-          original_tokens: original!,
-          encoded_tokens: encoded!,
-          dictionary_tokens: dict!,
+          original_tokens: original,
+          encoded_tokens: encoded,
+          dictionary_tokens: dict,
           total_tokens: total,
-          tokens_saved: original! - total,
-          savings_percent: savingsPercent(original!, total),
+          tokens_saved: original - total,
+          savings_percent: savingsPercent(original, total),
           decode_instructions:
             'Scan the encoded text: U+E000 means "take the next character literally"; any other character in U+E001..U+F8FF is replaced by its dictionary entry; everything else is literal.',
         },
-        usage: { inputTokens: original!, outputTokens: total, inputText: args.text },
       };
     },
   }),
@@ -142,13 +121,9 @@ export const compressionTools = [
         max_description_chars: z.number().int().min(20).max(2000).default(DEFAULT_MAX_DESCRIPTION_CHARS),
       })
       .strict(),
-    async handler(args, ctx) {
-      const { tools, descriptions_shortened } = compressToolDefs(args.tools as ToolDef[], args.max_description_chars);
-      const stats = await manifestStats(ctx, args.tools, tools);
-      return {
-        result: { tools, tool_count: tools.length, descriptions_shortened, ...stats },
-        usage: { inputTokens: stats.original_tokens, outputTokens: stats.compressed_tokens, inputText: args.tools[0]?.name ?? null },
-      };
+    async handler(args, { call }) {
+      const { compressed, ...stats } = await compressManifest(call, args.tools as ToolDef[], args.max_description_chars, args.tools, (tools) => tools);
+      return { result: { tools: compressed, ...stats } };
     },
   }),
   defineTool({
@@ -163,14 +138,10 @@ export const compressionTools = [
         max_description_chars: z.number().int().min(20).max(2000).default(DEFAULT_MAX_DESCRIPTION_CHARS),
       })
       .strict(),
-    async handler(args, ctx) {
-      const { tools, descriptions_shortened } = compressToolDefs(args.manifest.tools as ToolDef[], args.max_description_chars);
-      const manifest = { ...args.manifest, tools };
-      const stats = await manifestStats(ctx, args.manifest, manifest);
-      return {
-        result: { manifest, tool_count: tools.length, descriptions_shortened, ...stats },
-        usage: { inputTokens: stats.original_tokens, outputTokens: stats.compressed_tokens, inputText: tools[0]?.name ?? null },
-      };
+    async handler(args, { call }) {
+      const envelope = args.manifest;
+      const { compressed, ...stats } = await compressManifest(call, envelope.tools as ToolDef[], args.max_description_chars, envelope, (tools) => ({ ...envelope, tools }));
+      return { result: { manifest: compressed, ...stats } };
     },
   }),
   defineTool({
@@ -183,7 +154,7 @@ export const compressionTools = [
     input: z.object({ original_id: z.string().uuid() }).strict(),
     async handler({ original_id }, ctx) {
       const row = await getPreservedOriginal(ctx.services.db, ctx.principal.userId, original_id);
-      if (!row) throw new ToolError('not_found', `No preserved original ${original_id}`);
+      if (!row) throw notFound(`No preserved original ${original_id}`);
       return { result: { original_id, content: row.content, content_tokens: row.content_tokens, created_at: new Date(row.created_at).toISOString() } };
     },
   }),
@@ -206,39 +177,35 @@ export const compressionTools = [
       })
       .strict()
       .refine((a) => a.files.reduce((s, f) => s + f.content.length, 0) <= 8_000_000, { message: 'files exceed 8,000,000 characters in total', path: ['files'] }),
-    async handler(args, ctx) {
-      try {
-        const analyses = await ctx.services.pool.run('analyzeFiles', { files: args.files }, ctx.signal);
-        const r = await ctx.services.pool.run(
-          'structural',
-          { analyses, query: args.query ?? null, focus_symbols: args.focus_symbols, token_budget: args.token_budget, fidelity: args.fidelity },
-          ctx.signal,
-        );
-        return {
-          result: {
-            output: r.output,
-            files: r.files,
-            units: r.units,
-            edges: r.edges,
-            languages: r.languages,
-            parsers: r.parsers,
-            original_tokens: r.original_tokens,
-            compressed_tokens: r.compressed_tokens,
-            tokens_saved: r.tokens_saved,
-            savings_percent: r.savings_percent,
-            token_budget: r.token_budget,
-            fidelity: r.fidelity,
-            query: r.query,
-            ranking: r.ranking.slice(0, 50),
-            blast_radius: r.blast_radius,
-            result_incomplete: r.result_incomplete,
-            not_found: r.not_found,
-          },
-          usage: { inputTokens: r.original_tokens, outputTokens: r.compressed_tokens, fidelity: r.fidelity, inputText: args.query ?? args.files[0]!.path },
-        };
-      } catch (err) {
-        return taskFailure(err);
-      }
+    async handler(args, { call }) {
+      const r = await compressRepository(call, {
+        files: args.files,
+        query: args.query ?? null,
+        focus_symbols: args.focus_symbols,
+        token_budget: args.token_budget,
+        fidelity: args.fidelity,
+      });
+      return {
+        result: {
+          output: r.output,
+          files: r.files,
+          units: r.units,
+          edges: r.edges,
+          languages: r.languages,
+          parsers: r.parsers,
+          original_tokens: r.original_tokens,
+          compressed_tokens: r.compressed_tokens,
+          tokens_saved: r.tokens_saved,
+          savings_percent: r.savings_percent,
+          token_budget: r.token_budget,
+          fidelity: r.fidelity,
+          query: r.query,
+          ranking: r.ranking.slice(0, 50),
+          blast_radius: r.blast_radius,
+          result_incomplete: r.result_incomplete,
+          not_found: r.not_found,
+        },
+      };
     },
   }),
 ];

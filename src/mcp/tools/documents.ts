@@ -1,19 +1,9 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
-import {
-  deleteDocument, documentStats, evidenceFor, getDocument, getDocumentContent, getNodes, listDocuments, planNode,
-  REGION_BUDGET, REGION_LEVELS, saveDocument, splitIntoNodes, trimToBudget, type DocumentRow, type NodeRow,
-} from '../../domain/compression/documents.js';
-import { FetchRefusedError, fetchPublicHttps } from '../../domain/platform/ssrf.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
-import { savingsPercent } from '../../../workers/shared/stats.js';
-import { countMany, countManyTasks } from './pooled.js';
-
-/** Largest document accepted, inline or fetched (characters / bytes). */
-export const MAX_DOCUMENT_CHARS = 2_000_000;
-export const FETCH_TIMEOUT_MS = 10_000;
-
-const LEVEL_FIDELITY = { ABSTRACT: 'abstract', OUTLINE: 'outline', STRUCTURE: 'balanced', DETAILED: 'detailed', RAW: 'raw' } as const;
+import { deleteDocument, documentStats, getNodes, listDocuments, REGION_LEVELS, type DocumentRow, type NodeRow } from '../../domain/compression/documents.js';
+import { ingestDocument, MAX_DOCUMENT_CHARS, modulateRegion, ownedDocument, readSkeleton } from '../../domain/compression/skeletons.js';
+import { notFound } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
 const fileId = z.string().uuid().describe('file_id returned by ingest_context');
 
@@ -34,32 +24,6 @@ function describeDoc(d: DocumentRow) {
 
 function outline(nodes: NodeRow[]) {
   return nodes.map((n) => ({ id: n.node_id, heading: n.heading, level: n.level, tokens: n.tokens }));
-}
-
-async function ownedDocument(ctx: ToolContext, id: string): Promise<DocumentRow> {
-  const doc = await getDocument(ctx.services.db, ctx.principal.userId, id);
-  if (!doc) throw new ToolError('not_found', `No document ${id}`);
-  return doc;
-}
-
-/** A display name for a fetched document: the last path segment, else the host. */
-function urlName(raw: string): string {
-  const url = new URL(raw);
-  const last = url.pathname.split('/').filter(Boolean).pop();
-  try {
-    return last ? decodeURIComponent(last) : url.hostname;
-  } catch {
-    return last ?? url.hostname;
-  }
-}
-
-async function fetchDocument(url: string): Promise<{ text: string; contentType: string | null; finalUrl: string }> {
-  try {
-    return await fetchPublicHttps(url, { maxBytes: MAX_DOCUMENT_CHARS, timeoutMs: FETCH_TIMEOUT_MS, maxRedirects: 3 });
-  } catch (err) {
-    if (err instanceof FetchRefusedError) throw new ToolError('fetch_refused', err.message, { reason: err.reason });
-    throw err;
-  }
 }
 
 export const documentTools = [
@@ -83,36 +47,16 @@ export const documentTools = [
       })
       .strict()
       .refine((a) => (a.text === undefined) !== (a.file_url === undefined), { message: 'Give exactly one of text or file_url', path: ['text'] }),
-    async handler(args, ctx) {
-      let text: string;
-      let source: 'inline' | 'url' = 'inline';
-      let sourceUrl: string | null = null;
-      const metadata: Record<string, unknown> = { ...(args.metadata ?? {}) };
-      if (args.file_url !== undefined) {
-        const fetched = await fetchDocument(args.file_url);
-        text = fetched.text;
-        source = 'url';
-        sourceUrl = fetched.finalUrl;
-        if (fetched.contentType) metadata.content_type = fetched.contentType;
-      } else {
-        text = args.text!;
-      }
-      const split = splitIntoNodes(text);
-      if (split.length === 0) throw new ToolError('validation_error', 'The document is empty', { issues: [{ loc: ['text'], msg: 'only whitespace', type: 'custom' }] });
-      const tokens = await countMany(ctx, split.map((n) => n.text));
-      const { row, status } = await saveDocument(ctx.services.db, {
-        userId: ctx.principal.userId,
-        keyId: ctx.principal.keyId,
-        projectId: ctx.principal.projectId,
-        name: args.name ?? args.file_path?.split(/[\\/]/).pop() ?? (sourceUrl ? urlName(sourceUrl) : null),
-        source,
-        sourceUrl,
-        filePath: args.file_path ?? null,
-        content: text,
-        metadata,
-        nodes: split.map((n, i) => ({ ...n, tokens: tokens[i]! })),
+    async handler(args, { call }) {
+      const { row, status, skeleton, nodes } = await ingestDocument(call, {
+        text: args.text,
+        fileUrl: args.file_url,
+        filePath: args.file_path,
+        name: args.name,
+        metadata: args.metadata,
+        fidelity: args.fidelity,
+        query: args.query,
       });
-      const skeleton = await ctx.services.pool.run('compress', { text, fidelity: args.fidelity, query: args.query ?? null, model: null }, ctx.signal);
       return {
         result: {
           ...describeDoc(row),
@@ -121,9 +65,9 @@ export const documentTools = [
           skeleton_tokens: skeleton.compressed_tokens,
           fidelity: args.fidelity,
           savings_percent: skeleton.savings_percent,
-          nodes: split.map((n, i) => ({ id: n.id, heading: n.heading, level: n.level, tokens: tokens[i]! })),
+          original_id: skeleton.original_id,
+          nodes,
         },
-        usage: { inputTokens: skeleton.original_tokens, outputTokens: skeleton.compressed_tokens, fidelity: args.fidelity, inputText: text },
       };
     },
   }),
@@ -150,7 +94,7 @@ export const documentTools = [
     input: z.object({ file_id: fileId.optional() }).strict(),
     async handler({ file_id }, ctx) {
       if (!file_id) return { result: { ...(await documentStats(ctx.services.db, ctx.principal.userId)) } };
-      const doc = await ownedDocument(ctx, file_id);
+      const doc = await ownedDocument(ctx.call, file_id);
       const nodes = await getNodes(ctx.services.db, ctx.principal.userId, file_id);
       const sorted = nodes.map((n) => n.tokens).sort((a, b) => a - b);
       return {
@@ -176,7 +120,7 @@ export const documentTools = [
     description: 'Permanently deletes one of your ingested documents and its nodes.',
     input: z.object({ file_id: fileId }).strict(),
     async handler({ file_id }, ctx) {
-      if (!(await deleteDocument(ctx.services.db, ctx.principal.userId, file_id))) throw new ToolError('not_found', `No document ${file_id}`);
+      if (!(await deleteDocument(ctx.services.db, ctx.principal.userId, file_id))) throw notFound(`No document ${file_id}`);
       return { result: { file_id, deleted: true } };
     },
   }),
@@ -195,35 +139,23 @@ export const documentTools = [
         fidelity: z.enum(FIDELITIES).default('balanced'),
       })
       .strict(),
-    async handler(args, ctx) {
-      const resolved = args.selection_mode === 'auto' ? (args.query ? 'query_guided' : 'baseline') : args.selection_mode;
-      if (resolved !== 'baseline' && !args.query) {
-        throw new ToolError('validation_error', `selection_mode ${resolved} needs a query`, { issues: [{ loc: ['query'], msg: 'Required', type: 'invalid_type' }] });
-      }
-      const doc = await ownedDocument(ctx, args.file_id);
-      const [content, nodes] = await Promise.all([
-        getDocumentContent(ctx.services.db, ctx.principal.userId, args.file_id),
-        getNodes(ctx.services.db, ctx.principal.userId, args.file_id),
-      ]);
-      if (content === null) throw new ToolError('not_found', `No document ${args.file_id}`);
-      const query = resolved === 'baseline' ? null : args.query!;
-      const skeleton = await ctx.services.pool.run('compress', { text: content, fidelity: args.fidelity, query, model: null }, ctx.signal);
-      const evidence = resolved === 'evidence_aware' ? evidenceFor(query!, nodes) : null;
+    async handler(args, { call }) {
+      const r = await readSkeleton(call, { fileId: args.file_id, mode: args.selection_mode, query: args.query, fidelity: args.fidelity });
       return {
         result: {
-          file_id: doc.id,
+          file_id: r.doc.id,
           selection_mode: args.selection_mode,
-          selection_mode_resolved: resolved,
-          query,
+          selection_mode_resolved: r.resolved,
+          query: r.query,
           fidelity: args.fidelity,
-          skeleton: skeleton.compressed_text,
-          original_tokens: skeleton.original_tokens,
-          skeleton_tokens: skeleton.compressed_tokens,
-          savings_percent: skeleton.savings_percent,
-          ...(evidence ? { evidence_insufficient: evidence.evidence_insufficient, evidence } : {}),
-          nodes: outline(nodes),
+          skeleton: r.skeleton.compressed_text,
+          original_tokens: r.skeleton.original_tokens,
+          skeleton_tokens: r.skeleton.compressed_tokens,
+          savings_percent: r.skeleton.savings_percent,
+          original_id: r.skeleton.original_id,
+          ...(r.evidence ? { evidence_insufficient: r.evidence.evidence_insufficient, evidence: r.evidence } : {}),
+          nodes: outline(r.nodes),
         },
-        usage: { inputTokens: skeleton.original_tokens, outputTokens: skeleton.compressed_tokens, fidelity: args.fidelity, inputText: query ?? doc.name },
       };
     },
   }),
@@ -244,82 +176,34 @@ export const documentTools = [
       })
       .strict(),
     async handler(args, ctx) {
-      const doc = await ownedDocument(ctx, args.file_id);
+      const { db } = ctx.services;
+      const doc = await ownedDocument(ctx.call, args.file_id);
       let nodes: NodeRow[];
       let nextOffset: number | null = null;
       if (args.node_ids) {
-        nodes = await getNodes(ctx.services.db, ctx.principal.userId, args.file_id, args.node_ids);
+        nodes = await getNodes(db, ctx.principal.userId, args.file_id, args.node_ids);
         const found = new Set(nodes.map((n) => n.node_id));
         const missing = args.node_ids.filter((id) => !found.has(id));
-        if (missing.length) throw new ToolError('not_found', `Unknown node ids: ${missing.slice(0, 10).join(', ')}`, { missing_node_ids: missing });
+        if (missing.length) throw notFound(`Unknown node ids: ${missing.slice(0, 10).join(', ')}`, { missing_node_ids: missing });
       } else {
-        const all = await getNodes(ctx.services.db, ctx.principal.userId, args.file_id);
+        const all = await getNodes(db, ctx.principal.userId, args.file_id);
         nodes = all.slice(args.offset, args.offset + args.limit);
         nextOffset = args.offset + nodes.length < all.length ? args.offset + nodes.length : null;
       }
-      const level = args.fidelity;
-      const budget = level === 'RAW' ? null : REGION_BUDGET[level];
-      type Out = { text: string; tokens: number; method: 'raw' | 'verbatim' | 'compressed' | 'trimmed' };
-      const outs: Out[] = new Array(nodes.length);
-      const toTrim: number[] = [];
-      const toCompress: { i: number; fidelity: (typeof FIDELITIES)[number] }[] = [];
-      let poolTasks = 0;
-      nodes.forEach((n, i) => {
-        if (budget === null) outs[i] = { text: n.content, tokens: n.tokens, method: 'raw' };
-        else {
-          const plan = planNode(n.tokens, budget);
-          if (plan.kind === 'verbatim') outs[i] = { text: n.content, tokens: n.tokens, method: 'verbatim' };
-          else if (plan.kind === 'trim') toTrim.push(i);
-          else toCompress.push({ i, fidelity: plan.fidelity });
-        }
-      });
-      // Engine compressions: one batched task when the worker has 'compressMany', else one task per node
-      // that needs it, several in flight at once.
-      const items = toCompress.map(({ i, fidelity }) => ({ text: nodes[i]!.content, fidelity, query: null, model: null }));
-      if (items.length > 0) {
-        const compressed = await ctx.services.pool.run('compressMany', { items }, ctx.signal);
-        poolTasks++;
-        toCompress.forEach(({ i }, k) => (outs[i] = { text: compressed[k]!.compressed_text, tokens: compressed[k]!.compressed_tokens, method: 'compressed' }));
-      }
-      // Trims: cheap string cuts sized by the node's own characters per token, then counted exactly;
-      // one correction pass when the estimate overshot by more than 30%.
-      if (toTrim.length && budget !== null) {
-        const ratio = (i: number) => Math.max(1, nodes[i]!.content.length / Math.max(1, nodes[i]!.tokens));
-        let texts = toTrim.map((i) => trimToBudget(nodes[i]!.content, nodes[i]!.heading, budget, ratio(i)));
-        const counted = await countManyTasks(ctx, texts);
-        let counts = counted.tokens;
-        poolTasks += counted.tasks;
-        const over = counts.map((c, k) => (c > budget * 1.3 ? k : -1)).filter((k) => k >= 0);
-        if (over.length) {
-          const fixed = over.map((k) => trimToBudget(nodes[toTrim[k]!]!.content, nodes[toTrim[k]!]!.heading, budget, (ratio(toTrim[k]!) * budget) / counts[k]!));
-          const fixedCounted = await countManyTasks(ctx, fixed);
-          const fixedCounts = fixedCounted.tokens;
-          poolTasks += fixedCounted.tasks;
-          texts = texts.slice();
-          counts = counts.slice();
-          over.forEach((k, j) => {
-            texts[k] = fixed[j]!;
-            counts[k] = fixedCounts[j]!;
-          });
-        }
-        toTrim.forEach((i, k) => (outs[i] = { text: texts[k]!, tokens: counts[k]!, method: 'trimmed' }));
-      }
-      const originalTokens = nodes.reduce((s, n) => s + n.tokens, 0);
-      const outputTokens = outs.reduce((s, o) => s + o.tokens, 0);
+      const r = await modulateRegion(ctx.call, doc, nodes, args.fidelity);
       return {
         result: {
           file_id: doc.id,
-          fidelity: level,
-          tokens_per_node_target: budget,
-          nodes: nodes.map((n, i) => ({ id: n.node_id, heading: n.heading, level: n.level, original_tokens: n.tokens, tokens: outs[i]!.tokens, method: outs[i]!.method, text: outs[i]!.text })),
-          original_tokens: originalTokens,
-          output_tokens: outputTokens,
-          savings_percent: savingsPercent(originalTokens, outputTokens),
+          fidelity: args.fidelity,
+          tokens_per_node_target: r.budget,
+          nodes: nodes.map((n, i) => ({ id: n.node_id, heading: n.heading, level: n.level, original_tokens: n.tokens, tokens: r.outs[i]!.tokens, method: r.outs[i]!.method, text: r.outs[i]!.text })),
+          original_tokens: r.originalTokens,
+          output_tokens: r.outputTokens,
+          savings_percent: r.savingsPercent,
           node_total: doc.node_count,
           next_offset: nextOffset,
-          pool_tasks: poolTasks,
+          pool_tasks: r.poolTasks,
         },
-        usage: { inputTokens: originalTokens, outputTokens, fidelity: LEVEL_FIDELITY[level], inputText: doc.name },
       };
     },
   }),

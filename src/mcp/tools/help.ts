@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineTool, ToolError } from '../tool.js';
+import { notFound } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
 // tool_help reads the registry lazily (it is part of it), hence the dynamic import.
 export const helpTools = [
@@ -23,7 +24,7 @@ export const helpTools = [
       });
       if (tool_name) {
         const tool = getTool(tool_name);
-        if (!tool) throw new ToolError('not_found', `Unknown tool '${tool_name}'`);
+        if (!tool) throw notFound(`Unknown tool '${tool_name}'`);
         return { result: { tool: { ...describe(tool), input_schema: inputJsonSchema(tool), oauth_scope: toolScope(tool) } } };
       }
       const categories: Record<string, ReturnType<typeof describe>[]> = {};

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { MINT_MAX_EXPIRY_DAYS, mintApiKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/accounts/apiKeys.js';
 import { keyListItem } from '../../routes/keys.js';
-import { defineTool, ToolError } from '../tool.js';
+import { DomainError, invalid, notFound } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
 /** Maps a key operation's outcome to a tool result; another user's key is the spec's 403. */
 function keyOutcome(outcome: StrictKeyOutcome, keyId: string) {
@@ -9,13 +10,13 @@ function keyOutcome(outcome: StrictKeyOutcome, keyId: string) {
     case 'ok':
       return keyListItem(outcome.row);
     case 'forbidden':
-      throw new ToolError('forbidden', `API key '${keyId}' belongs to another user`, { status: 403 });
+      throw new DomainError('forbidden', `API key '${keyId}' belongs to another user`, { extra: { status: 403 } });
     case 'already-revoked':
-      throw new ToolError('already_revoked', `API key '${keyId}' is already revoked`, { status: 400 });
+      throw invalid(`API key '${keyId}' is already revoked`, { code: 'already_revoked', extra: { status: 400 } });
     case 'project-not-found':
-      throw new ToolError('not_found', 'Project not found');
+      throw notFound('Project not found');
     case 'not-found':
-      throw new ToolError('not_found', `API key '${keyId}' not found`);
+      throw notFound(`API key '${keyId}' not found`);
   }
 }
 

@@ -4,35 +4,19 @@ import {
 } from '../../domain/knowledge/items.js';
 import { insufficiency, QUERY_LIMIT_DEFAULT, QUERY_LIMIT_MAX, queryKnowledge } from '../../domain/knowledge/query.js';
 import {
-  checkVisibility, currentContent, deleteItem, diffVersions, editAndIngest, ingestItem, MAX_CONTENT_CHARS, toolErrorCode,
+  checkVisibility, currentContent, deleteItem, diffVersions, editAndIngest, ingestItem, MAX_CONTENT_CHARS,
 } from '../../domain/knowledge/service.js';
 import { grantShare, shareResponse } from '../../domain/knowledge/shares.js';
-import { HttpError } from '../../http/errors.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
+import { DomainError, invalidInput } from '../../domain/errors.js';
+import { defineTool, type ToolContext } from '../tool.js';
 
 const itemId = z.string().uuid().describe('item_id returned by gc_kb_ingest or gc_kb_list');
 const metadata = z.record(z.unknown());
 
-/** HttpErrors from the shared domain code become tool-level errors (not_found, stale_base, ...). */
-async function guarded<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof HttpError) {
-      const detail = typeof err.detail === 'string' ? err.detail : JSON.stringify(err.detail);
-      const code = detail.startsWith('cannot_share_private') ? 'cannot_share_private' : toolErrorCode(err);
-      const extra: Record<string, unknown> = {};
-      if (err.headers['x-current-version-id']) extra.current_version_id = err.headers['x-current-version-id'];
-      throw new ToolError(code, detail, extra);
-    }
-    throw err;
-  }
-}
-
 /** The key's project (needsProject guarantees one is bound); it must still be the caller's. */
 async function boundProject(ctx: ToolContext): Promise<string> {
   const project = await resolveProject(ctx.services.db, ctx.principal, ctx.principal.projectId!).catch(() => null);
-  if (!project) throw new ToolError('no_project_selected', 'The project this key is bound to no longer exists');
+  if (!project) throw new DomainError('forbidden', 'The project this key is bound to no longer exists', { code: 'no_project_selected' });
   return project.id;
 }
 
@@ -59,11 +43,9 @@ export const knowledgeTools = [
       .refine((a) => !(a.content !== undefined && a.url !== undefined), { message: 'Give content or url, not both', path: ['url'] })
       .refine((a) => a.name !== undefined || a.content !== undefined || a.url !== undefined, { message: 'Give content, url or a name', path: ['content'] }),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const { item, version } = await ingestItem(ctx.services, ctx.principal, project, { ...args, text: args.content });
-        return { result: { ...itemResponse(item), version_id: version.id } };
-      });
+      const project = await boundProject(ctx);
+      const { item, version } = await ingestItem(ctx.services, ctx.principal, project, { ...args, text: args.content });
+      return { result: { ...itemResponse(item), version_id: version.id } };
     },
   }),
   defineTool({
@@ -75,11 +57,9 @@ export const knowledgeTools = [
     description: 'Returns one Knowledge Hub item with its current version id, status, chunk count and (by default) its content.',
     input: z.object({ item_id: itemId, include_content: z.boolean().default(true) }).strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const item = await requireVisibleItem(ctx.services.db, ctx.principal, project, args.item_id);
-        return { result: { ...itemResponse(item), ...(args.include_content ? { content: await currentContent(ctx.services, item) } : {}) } };
-      });
+      const project = await boundProject(ctx);
+      const item = await requireVisibleItem(ctx.services.db, ctx.principal, project, args.item_id);
+      return { result: { ...itemResponse(item), ...(args.include_content ? { content: await currentContent(ctx.services, item) } : {}) } };
     },
   }),
   defineTool({
@@ -97,13 +77,11 @@ export const knowledgeTools = [
       })
       .strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const cursor = args.cursor ? decodeCursor(args.cursor) : null;
-        if (args.cursor && !cursor) throw new ToolError('validation_error', 'invalid cursor');
-        const page = await listItems(ctx.services.db, ctx.principal, project, { limit: args.limit, cursor, metadataFilter: args.metadata_filter ?? null });
-        return { result: { items: page.items.map(itemResponse), next_cursor: page.nextCursor, total: page.total } };
-      });
+      const project = await boundProject(ctx);
+      const cursor = args.cursor ? decodeCursor(args.cursor) : null;
+      if (args.cursor && !cursor) throw invalidInput('invalid cursor', [{ loc: ['cursor'], msg: 'invalid cursor', type: 'value_error.cursor' }]);
+      const page = await listItems(ctx.services.db, ctx.principal, project, { limit: args.limit, cursor, metadataFilter: args.metadata_filter ?? null });
+      return { result: { items: page.items.map(itemResponse), next_cursor: page.nextCursor, total: page.total } };
     },
   }),
   defineTool({
@@ -126,17 +104,15 @@ export const knowledgeTools = [
       .strict()
       .refine((a) => a.content === undefined || a.base_version_id !== undefined, { message: 'base_version_id is required with content', path: ['base_version_id'] }),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const { item, newVersion } = await editAndIngest(ctx.services, ctx.principal, project, args.item_id, {
-          name: args.name,
-          content: args.content,
-          baseVersionId: args.base_version_id,
-          mcpExposed: args.mcp_exposed,
-          metadata: args.metadata,
-        });
-        return { result: { ...itemResponse(item), new_version: newVersion !== null } };
+      const project = await boundProject(ctx);
+      const { item, newVersion } = await editAndIngest(ctx.services, ctx.principal, project, args.item_id, {
+        name: args.name,
+        content: args.content,
+        baseVersionId: args.base_version_id,
+        mcpExposed: args.mcp_exposed,
+        metadata: args.metadata,
       });
+      return { result: { ...itemResponse(item), new_version: newVersion !== null } };
     },
   }),
   defineTool({
@@ -148,11 +124,9 @@ export const knowledgeTools = [
     description: 'Soft-deletes an item: gone from queries and listings at once, kept for audit.',
     input: z.object({ item_id: itemId }).strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const item = await deleteItem(ctx.services, ctx.principal, project, args.item_id);
-        return { result: { item_id: item.id, deleted: true } };
-      });
+      const project = await boundProject(ctx);
+      const item = await deleteItem(ctx.services, ctx.principal, project, args.item_id);
+      return { result: { item_id: item.id, deleted: true } };
     },
   }),
   defineTool({
@@ -172,13 +146,11 @@ export const knowledgeTools = [
       })
       .strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const out = await queryKnowledge(ctx.services, ctx.principal, project, {
-          query: args.query, limit: args.limit, metadataFilter: args.metadata_filter ?? null, itemIds: args.item_ids ?? null, mcpExposedOnly: true,
-        }, ctx.signal);
-        return { result: { query: args.query, results: out.results, total: out.results.length } };
-      });
+      const project = await boundProject(ctx);
+      const out = await queryKnowledge(ctx.services, ctx.principal, project, {
+        query: args.query, limit: args.limit, metadataFilter: args.metadata_filter ?? null, itemIds: args.item_ids ?? null, mcpExposedOnly: true,
+      }, ctx.signal);
+      return { result: { query: args.query, results: out.results, total: out.results.length } };
     },
   }),
   defineTool({
@@ -190,10 +162,8 @@ export const knowledgeTools = [
     description: "Both versions' full content and a unified diff between them.",
     input: z.object({ item_id: itemId, from_version_id: z.string().uuid(), to_version_id: z.string().uuid() }).strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        return { result: await diffVersions(ctx.services, ctx.principal, project, args.item_id, args.from_version_id, args.to_version_id, ctx.signal) };
-      });
+      const project = await boundProject(ctx);
+      return { result: await diffVersions(ctx.call, project, args.item_id, args.from_version_id, args.to_version_id) };
     },
   }),
   defineTool({
@@ -205,12 +175,10 @@ export const knowledgeTools = [
     description: 'Sets an item private (only the creating key; an identity-provider owner is unrestricted) or project (any key of the project). org and external return not_implemented.',
     input: z.object({ item_id: itemId, visibility: z.enum(VISIBILITIES) }).strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const visibility = checkVisibility(args.visibility);
-        const project = await boundProject(ctx);
-        const { item } = await editAndIngest(ctx.services, ctx.principal, project, args.item_id, { visibility });
-        return { result: itemResponse(item) };
-      });
+      const visibility = checkVisibility(args.visibility);
+      const project = await boundProject(ctx);
+      const { item } = await editAndIngest(ctx.services, ctx.principal, project, args.item_id, { visibility });
+      return { result: itemResponse(item) };
     },
   }),
   defineTool({
@@ -223,11 +191,9 @@ export const knowledgeTools = [
       "Shares an item of the key's own project with an external A2A peer (records the grant; idempotent: the same item and peer give the same share_id). Private items are refused with cannot_share_private.",
     input: z.object({ item_id: itemId, peer_id: z.string().trim().min(1).max(200).describe('The A2A peer id') }).strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        const project = await boundProject(ctx);
-        const { share, created } = await grantShare(ctx.services.db, ctx.principal, project, args.item_id, args.peer_id);
-        return { result: { ...shareResponse(share), created } };
-      });
+      const project = await boundProject(ctx);
+      const { share, created } = await grantShare(ctx.services.db, ctx.principal, project, args.item_id, args.peer_id);
+      return { result: { ...shareResponse(share), created } };
     },
   }),
   defineTool({
@@ -246,35 +212,33 @@ export const knowledgeTools = [
       })
       .strict(),
     async handler(args, ctx) {
-      return guarded(async () => {
-        let project = ctx.principal.projectId;
-        if (project) project = await boundProject(ctx);
-        else {
-          const [row] = await ctx.services.db.query<{ id: string }>('select id from projects where owner_id = $1 and is_default', [ctx.principal.userId]);
-          project = row?.id ?? null;
-        }
-        const out = project
-          ? await queryKnowledge(ctx.services, ctx.principal, project, { query: args.query, limit: args.top_k, mcpExposedOnly: true }, ctx.signal)
-          : { results: [] };
-        const results = out.results.map((r, i) => ({
-          node_id: r.chunk_id,
-          rank: i + 1,
-          item_id: r.item_id,
-          item_name: r.item_name,
-          heading: r.heading,
-          score: r.score,
-          preview: r.raw_text.slice(0, 200),
-        }));
-        return {
-          result: {
-            query: args.query,
-            project_id: project,
-            node_ids: results.map((r) => r.node_id),
-            results,
-            ...(args.evidence_aware ? { evidence: insufficiency(args.query, out.results, args.min_score) } : {}),
-          },
-        };
-      });
+      let project = ctx.principal.projectId;
+      if (project) project = await boundProject(ctx);
+      else {
+        const [row] = await ctx.services.db.query<{ id: string }>('select id from projects where owner_id = $1 and is_default', [ctx.principal.userId]);
+        project = row?.id ?? null;
+      }
+      const out = project
+        ? await queryKnowledge(ctx.services, ctx.principal, project, { query: args.query, limit: args.top_k, mcpExposedOnly: true }, ctx.signal)
+        : { results: [] };
+      const results = out.results.map((r, i) => ({
+        node_id: r.chunk_id,
+        rank: i + 1,
+        item_id: r.item_id,
+        item_name: r.item_name,
+        heading: r.heading,
+        score: r.score,
+        preview: r.raw_text.slice(0, 200),
+      }));
+      return {
+        result: {
+          query: args.query,
+          project_id: project,
+          node_ids: results.map((r) => r.node_id),
+          results,
+          ...(args.evidence_aware ? { evidence: insufficiency(args.query, out.results, args.min_score) } : {}),
+        },
+      };
     },
   }),
 ];

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { detectForCaller } from '../../domain/compression/detection.js';
+import { detectIssues } from '../../domain/compression/detection.js';
 import { defineTool } from '../tool.js';
 
 const pair = {
@@ -18,7 +18,7 @@ export const qualityTools = [
     description: 'Claims in the compressed text that the original does not support (changed numbers, flipped negations, unsupported sentences).',
     input: z.object(pair).strict(),
     handler: async (args, ctx) => ({
-      result: { ...(await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: true, check_blind_spots: false }, ctx.signal)) },
+      result: { ...(await detectIssues(ctx.call, { ...args, check_hallucination: true, check_blind_spots: false })) },
     }),
   }),
   defineTool({
@@ -30,7 +30,7 @@ export const qualityTools = [
     description: 'Critical information of the original that the compressed text lost: warnings, limits, error codes, identifiers, whole topics.',
     input: z.object(pair).strict(),
     handler: async (args, ctx) => ({
-      result: { ...(await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: false, check_blind_spots: true }, ctx.signal)) },
+      result: { ...(await detectIssues(ctx.call, { ...args, check_hallucination: false, check_blind_spots: true })) },
     }),
   }),
   defineTool({
@@ -42,7 +42,7 @@ export const qualityTools = [
     description: 'Both checks on a compression, with a verdict: pass (score at least 0.8 and no high-severity issue), review or fail.',
     input: z.object(pair).strict(),
     async handler(args, ctx) {
-      const found = await detectForCaller(ctx.services, ctx.principal, { ...args, check_hallucination: true, check_blind_spots: true }, ctx.signal);
+      const found = await detectIssues(ctx.call, { ...args, check_hallucination: true, check_blind_spots: true });
       const high = found.issues.some((i) => i.severity === 'high');
       const verdict = found.quality_score >= 0.8 && !high ? 'pass' : found.quality_score >= 0.5 ? 'review' : 'fail';
       return { result: { verdict, ...found } };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PROFILES } from './profiles.js';
-import { countMany } from './pooled.js';
+import { countTokensMany } from '../../domain/compression/tokens.js';
 
 interface EventRow {
   tool_name: string | null;
@@ -28,7 +28,9 @@ export const sessionTools = [
       })
       .strict(),
     async handler(args, ctx) {
-      const { session, principal, services } = ctx;
+      const { session, principal, services, call } = ctx;
+      // The spec: a session summary counts against the monthly compression quota.
+      await call.requireQuota();
       const since = new Date(session.createdAt);
       const events = await services.db.query<EventRow>(
         `select tool_name, method, status, input_tokens, output_tokens, latency_ms, fidelity, created_at
@@ -90,7 +92,8 @@ export const sessionTools = [
 
       // Usage: the full history (what the summary replaces) against the summary itself, both counted exactly.
       const fullHistory = JSON.stringify({ history: session.history, events });
-      const [historyTokens, summaryTokens] = await countMany(ctx, [fullHistory, summary]);
+      const [historyTokens, summaryTokens] = await countTokensMany(call, [fullHistory, summary]);
+      call.report({ inputTokens: Math.max(historyTokens!, summaryTokens!), outputTokens: summaryTokens!, inputText: summary });
       return {
         result: {
           session_id: session.id,
@@ -107,7 +110,6 @@ export const sessionTools = [
           history_tokens: historyTokens!,
           summary_tokens: summaryTokens!,
         },
-        usage: { inputTokens: Math.max(historyTokens!, summaryTokens!), outputTokens: summaryTokens!, inputText: summary },
       };
     },
   }),

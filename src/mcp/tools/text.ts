@@ -1,17 +1,10 @@
 import { z } from 'zod';
 import { FIDELITIES, FIDELITY_BUDGET } from '../../../workers/shared/fidelity.js';
 import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
-import { compressForCaller } from '../../domain/compression/text.js';
-import { defineTool, ToolError, type ToolContext } from '../tool.js';
-import { countInPool } from './tokens.js';
-
-async function compressFor(ctx: ToolContext, text: string, fidelity: (typeof FIDELITIES)[number], query: string | undefined, model: string | undefined) {
-  const response = await compressForCaller(ctx.services, ctx.principal, { text, fidelity, query: query ?? null, model: model ?? null }, ctx.signal);
-  return {
-    result: { ...response },
-    usage: { inputTokens: response.original_tokens, outputTokens: response.compressed_tokens, fidelity, model: model ?? null, inputText: text },
-  };
-}
+import { compressText } from '../../domain/compression/text.js';
+import { countTokens } from '../../domain/compression/tokens.js';
+import { invalidInput, invalid } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 
 export const textTools = [
   defineTool({
@@ -30,10 +23,10 @@ export const textTools = [
     async handler({ text, model, fidelity, query }, ctx) {
       let level = fidelity;
       if (!level) {
-        const { tokens } = await countInPool(ctx, text, model);
+        const { tokens } = await countTokens(ctx.call, text, model);
         level = recommendForTokens(tokens, contextWindowFor(model)).fidelity;
       }
-      return compressFor(ctx, text, level, query, model);
+      return { result: { ...(await compressText(ctx.call, { text, fidelity: level, query, model })) } };
     },
   }),
   defineTool({
@@ -53,14 +46,14 @@ export const textTools = [
       .strict(),
     async handler(args, ctx) {
       const window = args.context_window ?? contextWindowFor(args.model);
-      if (!window) throw new ToolError('validation_error', 'Give context_window, or a model whose window is known');
+      if (!window) throw invalidInput('Give context_window, or a model whose window is known', [{ loc: ['context_window'], msg: 'Required for this model', type: 'missing' }]);
       const room = window - args.used_tokens - args.reserve_tokens;
-      if (room <= 0) throw new ToolError('context_full', 'No room left in the context window; clear it first', { room_tokens: room });
-      const { tokens } = await countInPool(ctx, args.text, args.model);
+      if (room <= 0) throw invalid('No room left in the context window; clear it first', { code: 'context_full', extra: { room_tokens: room } });
+      const { tokens } = await countTokens(ctx.call, args.text, args.model);
       // The least aggressive level whose budget fits the room.
       const level = [...FIDELITIES].reverse().find((f) => Math.ceil(tokens * FIDELITY_BUDGET[f]) <= room) ?? 'abstract';
-      const outcome = await compressFor(ctx, args.text, level, args.query, args.model);
-      return { ...outcome, result: { ...outcome.result, room_tokens: room, fits: (outcome.result.compressed_tokens as number) <= room } };
+      const response = await compressText(ctx.call, { text: args.text, fidelity: level, query: args.query, model: args.model });
+      return { result: { ...response, room_tokens: room, fits: response.compressed_tokens <= room } };
     },
   }),
 ];

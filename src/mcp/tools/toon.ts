@@ -1,8 +1,9 @@
 import { decode, encode, ToonDecodeError } from '@toon-format/toon';
 import { z } from 'zod';
-import { defineTool, ToolError } from '../tool.js';
+import { countTokensMany } from '../../domain/compression/tokens.js';
+import { invalidInput } from '../../domain/errors.js';
+import { defineTool } from '../tool.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
-import { countMany, countOne } from './pooled.js';
 
 /** TOON (Token-Oriented Object Notation) through the official @toon-format/toon package, so output matches it exactly. */
 const MAX_TOON_CHARS = 2_000_000;
@@ -31,12 +32,13 @@ export const toonTools = [
         try {
           value = JSON.parse(args.json);
         } catch (err) {
-          throw new ToolError('validation_error', 'json is not valid JSON', { issues: [{ loc: ['json'], msg: (err as Error).message, type: 'value_error' }] });
+          throw invalidInput('json is not valid JSON', [{ loc: ['json'], msg: (err as Error).message, type: 'value_error' }]);
         }
       }
       const toon = encode(value, { indent: args.indent, delimiter: DELIMITER[args.delimiter], keyFolding: args.key_folding });
       const jsonText = args.json ?? JSON.stringify(value);
-      const [jsonTokens, toonTokens] = await countMany(ctx, [jsonText, toon]);
+      const [jsonTokens, toonTokens] = await countTokensMany(ctx.call, [jsonText, toon]);
+      ctx.call.report({ inputTokens: jsonTokens!, outputTokens: toonTokens!, inputText: jsonText });
       return {
         result: {
           toon,
@@ -46,7 +48,6 @@ export const toonTools = [
           savings_percent: savingsPercent(jsonTokens!, toonTokens!),
           options: { indent: args.indent, delimiter: args.delimiter, key_folding: args.key_folding },
         },
-        usage: { inputTokens: jsonTokens!, outputTokens: toonTokens!, inputText: jsonText },
       };
     },
   }),
@@ -70,12 +71,12 @@ export const toonTools = [
         data = decode(args.toon, { indent: args.indent, strict: args.strict, expandPaths: args.expand_paths });
       } catch (err) {
         if (err instanceof ToonDecodeError || err instanceof SyntaxError || err instanceof RangeError || err instanceof TypeError) {
-          throw new ToolError('validation_error', `Invalid TOON: ${(err as Error).message}`, { issues: [{ loc: ['toon'], msg: (err as Error).message, type: 'value_error' }] });
+          throw invalidInput(`Invalid TOON: ${(err as Error).message}`, [{ loc: ['toon'], msg: (err as Error).message, type: 'value_error' }]);
         }
         throw err;
       }
       const json = JSON.stringify(data);
-      return { result: { data, json, toon_tokens: await countOne(ctx, args.toon) } };
+      return { result: { data, json, toon_tokens: (await countTokensMany(ctx.call, [args.toon]))[0]! } };
     },
   }),
 ];

@@ -1,0 +1,125 @@
+import type { Principal } from '../auth/principal.js';
+import type { TaskInput, TaskName, TaskOutput } from '../pool/pool.js';
+import type { Services } from '../services.js';
+import { recordUsageInBackground, type UsageMethod } from './accounts/usage.js';
+import { enforceQuota } from './accounts/quota.js';
+import { recordPaymentInBackground } from './commerce/payments.js';
+import { runTask, type ComputeOptions } from './compute.js';
+import { asDomainError } from './errors.js';
+
+/** The surface a call came in on; batch documents are calls of their own. */
+export type Surface = 'REST' | 'MCP' | 'batch';
+
+/** The spec's usage-event status values (docs/architecture.md). */
+export type CallStatus = 'success' | 'client_error' | 'server_error' | 'timeout';
+
+/** What a use case reports about the work it did; the call's one usage event carries it. */
+export interface UsageFigures {
+  inputTokens: number;
+  outputTokens: number;
+  fidelity?: string | null;
+  model?: string | null;
+  /** Only its first line, cut to 100 characters, is stored. */
+  inputText?: string | null;
+  cacheHit?: boolean;
+}
+
+export interface CallInit {
+  services: Services;
+  principal: Principal;
+  surface: Surface;
+  /** MCP tool name; null for REST. */
+  toolName?: string | null;
+  /** AI client recognised from MCP clientInfo or the User-Agent. */
+  client?: string | null;
+  /** Non-compressing MCP helper: recorded with method mcp_advisory, never counted against quota. */
+  advisory?: boolean;
+  signal?: AbortSignal;
+  /** REST request headers: a payment signature among them is charged when the call succeeds. */
+  headers?: Record<string, string>;
+}
+
+/**
+ * One call of a use case, whatever the surface: who calls, how, and what it did. Use cases take a
+ * Call; they reach the pool through it (call.compute), check quota through it, and report their
+ * token figures to it. The surface finishes it once, which writes exactly one usage event.
+ */
+export class Call {
+  readonly services: Services;
+  readonly principal: Principal;
+  readonly surface: Surface;
+  readonly signal: AbortSignal | undefined;
+  private readonly started = performance.now();
+  private figures: UsageFigures | null = null;
+  private finished = false;
+
+  constructor(private readonly init: CallInit) {
+    this.services = init.services;
+    this.principal = init.principal;
+    this.surface = init.surface;
+    this.signal = init.signal;
+  }
+
+  /** A sub-call on another surface (each batch document is one), sharing caller and cancellation. */
+  child(surface: Surface): Call {
+    return new Call({ ...this.init, surface });
+  }
+
+  /** Runs a pool task for this call (cancelled when the caller goes away). */
+  compute<K extends TaskName>(name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
+    return runTask(this.services, name, input, { signal: this.signal, ...options });
+  }
+
+  /** Refuses with quota_exceeded when the key's enforced monthly quota is used up. */
+  requireQuota(): Promise<void> {
+    return enforceQuota(this.services, this.principal);
+  }
+
+  /** States the call's token figures (the last report wins: the response's own numbers). */
+  report(figures: UsageFigures): void {
+    this.figures = figures;
+  }
+
+  get reported(): Readonly<UsageFigures> | null {
+    return this.figures;
+  }
+
+  /** Writes the call's one usage event (idempotent), and charges a REST payment signature on success. */
+  finish(status: CallStatus): void {
+    if (this.finished) return;
+    this.finished = true;
+    const f = this.figures;
+    const method: UsageMethod = this.init.advisory ? 'mcp_advisory' : this.surface;
+    recordUsageInBackground(this.services, {
+      principal: this.principal,
+      method,
+      toolName: this.init.toolName ?? null,
+      client: this.init.client ?? null,
+      fidelity: f?.fidelity ?? null,
+      model: f?.model ?? null,
+      status,
+      inputTokens: f?.inputTokens ?? 0,
+      outputTokens: f?.outputTokens ?? 0,
+      latencyMs: performance.now() - this.started,
+      cacheHit: f?.cacheHit,
+      inputText: f?.inputText ?? null,
+    });
+    if (status === 'success' && f && this.init.headers) {
+      recordPaymentInBackground(this.services, this.principal, this.init.headers, f.inputTokens - f.outputTokens);
+    }
+  }
+
+  /** finish() with the status an outcome maps to. */
+  finishWith(err: unknown): void {
+    this.finish(err === undefined ? 'success' : statusOf(err));
+  }
+}
+
+/** Usage-event status of a failed call: the caller's fault, the deadline, or ours. */
+export function statusOf(err: unknown): CallStatus {
+  const e = asDomainError(err);
+  if (!e) return 'server_error';
+  if (e.kind === 'timeout') return 'timeout';
+  if (e.kind === 'unavailable') return 'server_error';
+  return 'client_error';
+}

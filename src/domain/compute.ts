@@ -1,0 +1,35 @@
+import { TaskError, type RunOptions, type TaskInput, type TaskName, type TaskOutput } from '../pool/pool.js';
+import type { Services } from '../services.js';
+import { asDomainError, DomainError, invalidInput } from './errors.js';
+
+export interface ComputeOptions extends RunOptions {
+  /** The input field a worker-side input error is about (reported in the validation error's loc). */
+  field?: string;
+}
+
+/** Worker-side input errors by class name, in domain terms. */
+function inputError(err: TaskError, field: string): DomainError | null {
+  if (err.name === 'CodeInputError') return invalidInput(err.message, [{ loc: [field], msg: err.message, type: 'value_error.encoding' }]);
+  if (err.name === 'BlastRadiusInputError') {
+    return invalidInput(err.message, [{ loc: ['focus_symbols'], msg: err.message, type: 'BlastRadiusInputError' }], { code: 'BlastRadiusInputError' });
+  }
+  return null;
+}
+
+/**
+ * The one door to the compute pool: nothing outside src/domain calls the pool. Pool saturation,
+ * deadlines and worker-side input errors come back as DomainErrors (unavailable, timeout, validation).
+ */
+export async function runTask<K extends TaskName>(services: Pick<Services, 'pool'>, name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
+  try {
+    return await services.pool.run(name, input, options);
+  } catch (err) {
+    const mapped = err instanceof TaskError ? inputError(err, options.field ?? 'input') : asDomainError(err);
+    throw mapped ?? err;
+  }
+}
+
+/** Readiness probe: one round trip through a worker. */
+export async function pingPool(services: Pick<Services, 'pool'>, timeoutMs: number): Promise<void> {
+  await runTask(services, 'ping', undefined, { deadlineMs: timeoutMs });
+}
