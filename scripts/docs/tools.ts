@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../src/lib/root.js';
 import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
-import { toolScope } from '../../src/mcp/oauth.js';
+import { toolScope } from '../../src/mcp/tool.js';
 import { allTools } from '../../src/mcp/registry.js';
 
 export function renderToolsDoc(): string {

@@ -1,15 +1,11 @@
 import type { Principal } from '../auth/principal.js';
 import { isMcpScope, MCP_SCOPES, type McpScope } from '../auth/scopes.js';
 import { getTool } from './registry.js';
-import type { ToolDefinition } from './tool.js';
+import { toolScope } from './tool.js';
 
 /** The RFC 8707 resource identifier of the MCP endpoint: access tokens must carry it in `aud`. */
 export function mcpResource(base: string): string {
   return `${base}/mcp`;
-}
-
-export function toolScope(tool: Pick<ToolDefinition, 'scope'>): McpScope {
-  return tool.scope ?? 'mcp:tools';
 }
 
 interface Shortfall {

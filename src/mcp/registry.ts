@@ -1,9 +1,23 @@
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ToolDefinition } from './tool.js';
-import { TOOLS } from './tools/index.js';
+import { helpTool } from './tools/help.js';
+import { TOOLS as CATALOGUE } from './tools/index.js';
 
-/** The one registry: tools/list, plan gating, tool_help, the agent card and docs/tools.md all read it. */
-const byName = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t as ToolDefinition]));
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const schema = zodToJsonSchema(tool.input, { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/**
+ * The one registry: tools/list, plan gating, tool_help, the agent card and docs/tools.md all read it.
+ * tool_help is built here, over the registry it belongs to, so no module imports the registry back.
+ */
+const TOOLS: readonly ToolDefinition[] = [
+  helpTool({ all: () => TOOLS, get: (name) => byName.get(name), inputSchema: inputJsonSchema }) as ToolDefinition,
+  ...(CATALOGUE as ToolDefinition[]),
+];
+const byName = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t]));
 if (byName.size !== TOOLS.length) throw new Error('duplicate tool name in registry');
 
 export function getTool(name: string): ToolDefinition | undefined {
@@ -11,13 +25,7 @@ export function getTool(name: string): ToolDefinition | undefined {
 }
 
 export function allTools(): readonly ToolDefinition[] {
-  return TOOLS as readonly ToolDefinition[];
-}
-
-export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = zodToJsonSchema(tool.input, { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
+  return TOOLS;
 }
 
 let listCache: { name: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, unknown> }[] | null = null;
@@ -27,8 +35,8 @@ export function toolList() {
   listCache ??= TOOLS.map((t) => ({
     name: t.name,
     description: `${t.description} [plan:${t.plan}] [category:${t.category}]`,
-    inputSchema: inputJsonSchema(t as ToolDefinition),
-    annotations: { title: t.name, readOnlyHint: !!(t as ToolDefinition).readOnly },
+    inputSchema: inputJsonSchema(t),
+    annotations: { title: t.name, readOnlyHint: !!t.readOnly },
   }));
   return listCache;
 }

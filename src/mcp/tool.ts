@@ -47,6 +47,11 @@ export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   handler(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutcome> | ToolOutcome;
 }
 
+/** OAuth scope an access token needs to call the tool (API keys are not scope-limited). */
+export function toolScope(tool: Pick<ToolDefinition, 'scope'>): McpScope {
+  return tool.scope ?? 'mcp:tools';
+}
+
 export function defineTool<S extends z.ZodTypeAny>(definition: ToolDefinition<S>): ToolDefinition<S> {
   return definition;
 }

@@ -2,7 +2,6 @@ import type { ToolDefinition } from '../tool.js';
 import { advisoryTools } from './advisory.js';
 import { analyticsTools } from './analytics.js';
 import { generalTools } from './general.js';
-import { helpTools } from './help.js';
 import { keyTools } from './keys.js';
 import { qualityTools } from './quality.js';
 import { textTools } from './text.js';
@@ -14,6 +13,6 @@ import { sessionTools } from './session.js';
 import { toonTools } from './toon.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
-export const TOOLS: ToolDefinition<any>[] = [...helpTools, ...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
+export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools,
   ...knowledgeTools];
