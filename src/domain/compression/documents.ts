@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
+import { FIDELITIES, FIDELITY_BUDGET, type Fidelity } from '../../../workers/shared/fidelity.js';
 
 // ---------------------------------------------------------------------------------------------
 // Splitting (pure, linear in the text; safe on the event loop and importable from a worker).
@@ -206,20 +207,15 @@ export type RegionLevel = (typeof REGION_LEVELS)[number];
 /** About this many tokens per node at each level (RAW: the full node). */
 export const REGION_BUDGET: Record<Exclude<RegionLevel, 'RAW'>, number> = { ABSTRACT: 10, OUTLINE: 30, STRUCTURE: 50, DETAILED: 100 };
 
-/** Fidelity shares of the text engine (workers/shared/fidelity.ts), most aggressive first. */
-const SHARES = [
-  ['abstract', 0.05],
-  ['outline', 0.1],
-  ['balanced', 0.2],
-  ['detailed', 0.4],
-] as const;
+/** Fidelity shares of the text engine, most aggressive first (raw is never a compression). */
+const SHARES = FIDELITIES.filter((f): f is Exclude<Fidelity, 'raw'> => f !== 'raw').map((f) => [f, FIDELITY_BUDGET[f]] as const);
 /** The text engine never goes below this many tokens (its MIN_BUDGET_TOKENS). */
 const ENGINE_FLOOR = 32;
 
 export type NodePlan =
   | { kind: 'verbatim' }
   | { kind: 'trim' }
-  | { kind: 'compress'; fidelity: (typeof SHARES)[number][0] };
+  | { kind: 'compress'; fidelity: Exclude<Fidelity, 'raw'> };
 
 /**
  * How one node reaches its budget: verbatim when it already fits; the engine at the largest fidelity
@@ -228,7 +224,7 @@ export type NodePlan =
  */
 export function planNode(tokens: number, budget: number): NodePlan {
   if (tokens <= budget) return { kind: 'verbatim' };
-  let pick: (typeof SHARES)[number][0] | null = null;
+  let pick: Exclude<Fidelity, 'raw'> | null = null;
   for (const [fidelity, share] of SHARES) {
     const engineBudget = Math.max(Math.floor(tokens * share), Math.min(tokens, ENGINE_FLOOR));
     if (engineBudget <= budget * 1.15) pick = fidelity;

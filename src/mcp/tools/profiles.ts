@@ -1,12 +1,12 @@
-import type { Fidelity } from '../../../workers/shared/fidelity.js';
+import { FIDELITY_BUDGET, type Fidelity } from '../../../workers/shared/fidelity.js';
 
 /** Session compression profiles (set_compression_profile); balanced is the default. */
 export const COMPRESSION_PROFILES: Record<string, { fidelity: Fidelity; skeleton_ratio: number; chunk_size: number; description: string }> = {
-  minimal: { fidelity: 'abstract', skeleton_ratio: 0.05, chunk_size: 256, description: 'Headings and the few most central sentences.' },
-  summary: { fidelity: 'outline', skeleton_ratio: 0.1, chunk_size: 384, description: 'An outline with the lead sentences.' },
-  balanced: { fidelity: 'balanced', skeleton_ratio: 0.2, chunk_size: 512, description: 'Signatures, key sentences and facts.' },
-  detailed: { fidelity: 'detailed', skeleton_ratio: 0.4, chunk_size: 768, description: 'Most facts kept; for careful reading.' },
-  full: { fidelity: 'raw', skeleton_ratio: 1, chunk_size: 1024, description: 'No compression.' },
+  minimal: { fidelity: 'abstract', skeleton_ratio: FIDELITY_BUDGET.abstract, chunk_size: 256, description: 'Headings and the few most central sentences.' },
+  summary: { fidelity: 'outline', skeleton_ratio: FIDELITY_BUDGET.outline, chunk_size: 384, description: 'An outline with the lead sentences.' },
+  balanced: { fidelity: 'balanced', skeleton_ratio: FIDELITY_BUDGET.balanced, chunk_size: 512, description: 'Signatures, key sentences and facts.' },
+  detailed: { fidelity: 'detailed', skeleton_ratio: FIDELITY_BUDGET.detailed, chunk_size: 768, description: 'Most facts kept; for careful reading.' },
+  full: { fidelity: 'raw', skeleton_ratio: FIDELITY_BUDGET.raw, chunk_size: 1024, description: 'No compression.' },
 };
 
 /** Named presets (get_compression_presets): a profile plus how to use it. */
