@@ -5,8 +5,8 @@ import { authenticate } from '../auth/authenticate.js';
 import { requirePlan } from '../auth/plans.js';
 import type { Principal } from '../auth/principal.js';
 import { Call } from '../domain/call.js';
-import { invalidInput } from '../domain/errors.js';
 import { httpReplyOf } from './errors.js';
+import { parseJsonBody } from './jsonBody.js';
 import { readBody, writeReply } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
@@ -187,12 +187,7 @@ function tooLarge(limit: number): string {
 }
 
 function parseJson(raw: Buffer | null): unknown {
-  if (!raw || raw.length === 0) return undefined;
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (err) {
-    throw invalidInput('Body is not JSON', [{ loc: ['body'], msg: `JSON decode error: ${(err as Error).message}`, type: 'json_invalid' }]);
-  }
+  return !raw || raw.length === 0 ? undefined : parseJsonBody(raw);
 }
 
 function parseQuery(query: string): Record<string, string> {

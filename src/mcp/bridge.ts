@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type uWS from 'uWebSockets.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
+import { DomainError } from '../domain/errors.js';
 import { HttpError, httpReplyOf } from '../http/errors.js';
+import { parseJsonBody } from '../http/jsonBody.js';
 import { readBody, writeReply } from '../http/io.js';
 import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
@@ -65,9 +67,11 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       }
       let parsed: unknown;
       try {
-        parsed = raw && raw.length ? JSON.parse(raw.toString('utf8')) : undefined;
-      } catch {
-        parsed = undefined; // the transport answers with a JSON-RPC parse error
+        parsed = raw && raw.length ? parseJsonBody(raw) : undefined;
+      } catch (err) {
+        // Not JSON: the transport answers with a JSON-RPC parse error. Too deep: 422 like REST.
+        if (!(err instanceof DomainError && err.issues?.[0]?.type === 'json_invalid')) throw err;
+        parsed = undefined;
       }
       // Step-up per the MCP authorization spec: 403 naming the scope the client should ask for.
       const shortfall = scopeShortfall(principal, parsed);

@@ -18,7 +18,7 @@ import { getUser } from '../domain/accounts/users.js';
 import { conflict, forbidden, gone, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Queryable } from '../store/db.js';
-import { modelName } from './schemas.js';
+import { INT_COLUMN_MAX, modelName } from './schemas.js';
 
 /** KeyListItem: everything about a key except its secret. */
 export function keyListItem(row: ApiKeyRow) {
@@ -52,7 +52,7 @@ const CreateKeyBody = z
     name: z.string().max(100).default(''),
     environment: z.string().min(1).max(16).default('production'),
     default_model: modelName.nullish(),
-    monthly_quota: z.number().int().positive().nullish(),
+    monthly_quota: z.number().int().positive().max(INT_COLUMN_MAX).nullish(),
     enforce_quota: z.boolean().default(false),
     expires_in_days: z.number().int().min(1).max(365).nullish(),
     project_id: projectId.nullish(),
@@ -64,7 +64,7 @@ const UpdateKeyBody = z
   .object({
     name: z.string().max(100).optional(),
     default_model: modelName.nullable().optional(),
-    monthly_quota: z.number().int().positive().nullable().optional(),
+    monthly_quota: z.number().int().positive().max(INT_COLUMN_MAX).nullable().optional(),
     enforce_quota: z.boolean().optional(),
     project_id: projectId.nullable().optional(),
   })

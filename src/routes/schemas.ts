@@ -16,3 +16,9 @@ export const fidelity = z.string().superRefine((value, ctx) => {
 }) as unknown as z.ZodType<Fidelity, z.ZodTypeDef, unknown>;
 
 export const modelName = z.string().min(1).max(100);
+
+/** Largest value of an `integer` column: counts stored in one (quotas) are bounded by it. */
+export const INT_COLUMN_MAX = 2_147_483_647;
+
+/** A page number whose OFFSET (page × page size ≤ 100) still fits an integer column. */
+export const pageNumber = z.coerce.number().int().min(1).max(Math.floor(INT_COLUMN_MAX / 100));

@@ -15,7 +15,7 @@ import {
 } from '../domain/accounts/analytics.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
-import { fidelity } from './schemas.js';
+import { fidelity, pageNumber } from './schemas.js';
 
 // Query strings: numbers via z.coerce, ranges from the spec's Limits table (out of range is 422).
 const days = z.coerce.number().int().min(1).max(365).default(30);
@@ -34,7 +34,7 @@ const dateTime = z
   .datetime({ offset: true })
   .transform((s) => new Date(s));
 const EventsQuery = z.object({
-  page: z.coerce.number().int().min(1).default(1),
+  page: pageNumber.default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(20),
   fidelity: fidelity.optional(),
   method: z.enum(['REST', 'MCP', 'batch', 'mcp_advisory']).optional(),

@@ -1,6 +1,9 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
+import type { Logger } from '../../lib/log.js';
+import { storableText } from '../../lib/text.js';
+import { DatabaseUnavailableError } from '../../store/db.js';
 
 export type UsageMethod = 'REST' | 'MCP' | 'batch' | 'mcp_advisory';
 
@@ -21,19 +24,21 @@ export interface UsageEventInput {
   at?: Date;
 }
 
+const storable = (text: string | null | undefined) => (text == null ? null : storableText(text));
+
 /** The spec's input preview: first line only, at most 100 characters; the full text is never stored. */
 export function inputPreview(text: string | null | undefined): string | null {
   if (!text) return null;
-  const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
-  return Array.from(firstLine).slice(0, 100).join('');
+  const firstLine = text.slice(0, 4096).split(/\r?\n/, 1)[0] ?? '';
+  return storableText(Array.from(firstLine).slice(0, 100).join(''));
 }
 
 const COLUMNS = 17;
 
 function row(e: UsageEventInput): unknown[] {
   return [
-    e.principal.userId, e.principal.keyId, e.principal.projectId, e.principal.environment, e.method,
-    e.toolName ?? null, e.client ?? null, e.fidelity ?? null, e.model ?? null, e.status, e.inputTokens,
+    e.principal.userId, e.principal.keyId, e.principal.projectId, storable(e.principal.environment), e.method,
+    storable(e.toolName), storable(e.client), storable(e.fidelity), storable(e.model), e.status, e.inputTokens,
     e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
     e.cacheHit ?? false, inputPreview(e.inputText), e.at ?? new Date(),
   ];
@@ -66,7 +71,27 @@ const buffers = new WeakMap<Queryable, UsageEventInput[]>();
  * database runs on the event loop, so per-event inserts would cost every caller). Shutdown drains
  * the background set, so nothing buffered is lost on SIGTERM.
  */
-export function recordUsageInBackground(services: { db: Queryable; background: { add(label: string, p: Promise<unknown>): void } }, event: UsageEventInput): void {
+/**
+ * Writes a batch; when the batch INSERT fails as a whole (a row the database refuses), the rows go
+ * one by one so one bad row never takes the others with it. A row still refused is logged and dropped.
+ */
+async function insertBatch(db: Queryable, batch: readonly UsageEventInput[], log: Pick<Logger, 'error'>): Promise<void> {
+  try {
+    await insertUsageEvents(db, batch);
+  } catch (err) {
+    if (err instanceof DatabaseUnavailableError || batch.length === 1) {
+      log.error('usage event not written', { events: batch.length, error: err instanceof Error ? err.message : String(err) });
+      if (err instanceof DatabaseUnavailableError) throw err;
+      return;
+    }
+    for (const e of batch) await insertBatch(db, [e], log);
+  }
+}
+
+export function recordUsageInBackground(
+  services: { db: Queryable; log: Pick<Logger, 'error'>; background: { add(label: string, p: Promise<unknown>): void } },
+  event: UsageEventInput,
+): void {
   const e = event.at ? event : { ...event, at: new Date() };
   let buffer = buffers.get(services.db);
   if (buffer) {
@@ -79,7 +104,7 @@ export function recordUsageInBackground(services: { db: Queryable; background: {
     await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
     const batch = buffers.get(services.db)!;
     buffers.delete(services.db);
-    for (let i = 0; i < batch.length; i += MAX_BATCH) await insertUsageEvents(services.db, batch.slice(i, i + MAX_BATCH));
+    for (let i = 0; i < batch.length; i += MAX_BATCH) await insertBatch(services.db, batch.slice(i, i + MAX_BATCH), services.log);
   };
   services.background.add('usage events', flush());
 }

@@ -1,0 +1,106 @@
+// Issue 26's findings, each over a real socket: NUL and unpaired surrogates, deep JSON, huge integers,
+// and a usage batch that must never fail as a whole.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { insertUsageEvents, recordUsageInBackground } from '../../src/domain/accounts/usage.js';
+import { createUser } from '../../src/domain/accounts/users.js';
+import type { Principal } from '../../src/auth/principal.js';
+import { call, connectMcp } from '../helpers/mcp.js';
+import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+let proKey: string;
+let proKeyId: string;
+let proUserId: string;
+
+const PROSE = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} says the pool limits backend processes and idle connections cost memory.`).join('\n\n');
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimits: { free: 10_000, pro: 10_000, team: 10_000, enterprise: 10_000 } });
+  const user = await createUser(server.app.services.db, { plan: 'pro', name: 'hostile' });
+  const created = await createApiKey(server.app.services.db, { userId: user.id, plan: 'pro', name: 'hostile' });
+  proKey = created.key;
+  proKeyId = created.row.key_id;
+  proUserId = user.id;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+async function eventCount(keyId: string): Promise<number> {
+  await server.app.services.background.drain();
+  const [row] = await server.app.services.db.query<{ n: number }>('select count(*)::int as n from usage_events where key_id = $1', [keyId]);
+  return row!.n;
+}
+
+/** Nested arrays `depth` levels deep, as raw JSON. */
+const deep = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+describe(`hostile input (${DB_KIND})`, () => {
+  it('a NUL in one MCP call does not erase the usage of the REST calls written in the same batch', async () => {
+    const mcp = await connectMcp(server.url, proKey);
+    try {
+      const before = await eventCount(proKeyId);
+      const output = `first\u0000line of the build\n${'npm WARN deprecated inflight@1.0.6\n'.repeat(40)}error TS2345 at src/a.ts:1:1\n`;
+      const [tool, ...rest] = await Promise.all([
+        call(mcp, 'compress_tool_output', { output }),
+        ...Array.from({ length: 11 }, (_, i) => server.request('POST', '/v1/compress', { key: proKey, body: { text: `${PROSE}\n\nCall ${i}.`, fidelity: 'outline' } })),
+      ]);
+      expect(tool.isError).toBe(false);
+      expect(rest.map((r) => r.status)).toEqual(Array(11).fill(200));
+      expect(await eventCount(proKeyId)).toBe(before + 12);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a NUL or an unpaired surrogate inside a compression text is removed at the boundary, not a 500', async () => {
+    const text = `${PROSE}\n\nA line with a NUL \u0000 and a lone \ud800 surrogate.\n\n${PROSE}`;
+    const res = await server.request('POST', '/v1/compress', { key: proKey, body: { text, fidelity: 'abstract' } });
+    expect(res.status).toBe(200);
+    expect(res.text).not.toContain('\\u0000');
+    // More than 80% removed: the original was preserved, without the NUL.
+    const [row] = await server.app.services.db.query<{ content: string }>('select content from preserved_originals where id = $1', [res.json.original_id]);
+    expect(row!.content).toContain('A line with a NUL  and a lone \ufffd surrogate.');
+  });
+
+  it('a key whose environment is an unpaired surrogate is created and audited', async () => {
+    const res = await server.request('POST', '/v1/keys', { key: proKey, body: { name: 'odd\u0000name', environment: '\ud800' } });
+    expect(res.status).toBe(201);
+    expect(res.json.environment).toBe('\ufffd');
+    const audit = await server.request('GET', '/v1/governance/audit?action=key.create&page_size=100', { key: proKey });
+    expect(audit.json.items.some((r: any) => r.request_id === res.headers.get('x-request-id'))).toBe(true);
+  });
+
+  it('JSON nested 10,000 deep is a 422 naming the body, on REST and MCP', async () => {
+    const rest = await server.request('POST', '/v1/compress', { key: proKey, rawBody: `{"text": ${deep(10_000)}}`, headers: { 'content-type': 'application/json' } });
+    expect(rest.status).toBe(422);
+    expect(JSON.stringify(rest.json.detail)).toContain('deeper than 64');
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${proKey}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"toon_encode","arguments":{"data":${deep(10_000)}}}}`,
+    });
+    expect(mcp.status).toBe(422);
+  });
+
+  it('integers past what their columns hold are 422, not 500', async () => {
+    const created = await server.request('POST', '/v1/keys', { key: proKey, body: { name: 'q' } });
+    const patched = await server.request('PATCH', `/v1/keys/${created.json.key_id}`, { key: proKey, body: { monthly_quota: 9007199254740993 } });
+    expect(patched.status).toBe(422);
+    const page = await server.request('GET', '/v1/usage/events?page=1e20', { key: proKey });
+    expect(page.status).toBe(422);
+  });
+
+  it('one row the database refuses is dropped alone; the rest of its batch is written', async () => {
+    const good: Principal = { userId: proUserId, keyId: proKeyId, projectId: null, environment: 'production', plan: 'pro' } as Principal;
+    // A user id that does not exist violates the foreign key: the batch INSERT fails as a whole.
+    const bad: Principal = { ...good, userId: '00000000-0000-4000-8000-000000000000', keyId: null };
+    await expect(insertUsageEvents(server.app.services.db, [{ principal: bad, method: 'REST', status: 'success', inputTokens: 1, outputTokens: 1, latencyMs: 1 }])).rejects.toThrow();
+    const before = await eventCount(proKeyId);
+    for (const principal of [good, bad, good]) {
+      recordUsageInBackground(server.app.services, { principal, method: 'REST', status: 'success', inputTokens: 5, outputTokens: 1, latencyMs: 1 });
+    }
+    expect(await eventCount(proKeyId)).toBe(before + 2);
+  });
+});
