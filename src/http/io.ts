@@ -2,27 +2,135 @@ import type uWS from 'uWebSockets.js';
 import { STATUS_TEXT } from './errors.js';
 import type { Reply } from './route.js';
 
-/** Collects the body; stops collecting (and reports) past the limit. */
-export function readBody(res: uWS.HttpResponse, limit: number): Promise<Buffer | 'too-large'> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    res.onData((chunk, isLast) => {
-      if (!over) {
-        size += chunk.byteLength;
-        if (size > limit) {
-          over = true;
-          chunks.length = 0;
-          resolve('too-large');
-          return;
-        }
-        // uWS reuses the chunk's memory after this callback returns: copy it.
-        chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+/** The declared body length, or -1 when there is none (chunked). */
+export function declaredLength(headers: Record<string, string>): number {
+  const raw = headers['content-length'];
+  return raw === undefined || !/^\d+$/.test(raw) ? -1 : Number(raw);
+}
+
+/** Bytes of request bodies held in memory at once, across all requests of this process. */
+export class BodyBudget {
+  private used = 0;
+
+  constructor(readonly limit: number) {}
+
+  take(bytes: number): boolean {
+    if (this.used + bytes > this.limit) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  give(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  get inUse(): number {
+    return this.used;
+  }
+}
+
+export type BodyOutcome = Buffer | 'too-large' | 'over-budget';
+
+/**
+ * A refused request whose unread body is at most this large is drained (read and dropped) before the
+ * answer, so the connection stays usable and the client reads the answer instead of a reset; a
+ * larger unread body closes the connection.
+ */
+export const DRAIN_UNREAD_BYTES = 64 * 1024;
+
+/**
+ * A request body, paused at arrival: nothing is read until read() is called, so a request can be
+ * authenticated from its headers first and refused without reading (or buffering) its body.
+ * Construct it synchronously in the uWS handler: onData must be attached before the first await.
+ * Bytes held count against the process-wide budget until release().
+ */
+export class BodyReader {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private held = 0;
+  private outcome: BodyOutcome | null = null;
+  private waiter: ((o: BodyOutcome) => void) | null = null;
+  private discarding: (() => void) | null = null;
+  /** True once the whole body came off the socket (the connection can be kept alive). */
+  complete = false;
+  private paused = true;
+
+  constructor(
+    private readonly res: uWS.HttpResponse,
+    private readonly limit: number,
+    private readonly budget: BodyBudget,
+  ) {
+    res.onData((chunk, isLast) => this.onChunk(chunk, isLast));
+    res.pause();
+  }
+
+  private onChunk(chunk: ArrayBuffer, isLast: boolean): void {
+    // A socket left paused would stall the next request on this keep-alive connection.
+    if (isLast && this.paused) this.resumeSocket();
+    if (this.outcome || this.discarding) {
+      if (isLast) {
+        this.complete = true;
+        this.discarding?.();
       }
-      if (isLast && !over) resolve(Buffer.concat(chunks));
+      return;
+    }
+    this.size += chunk.byteLength;
+    if (this.size > this.limit) return this.settle('too-large');
+    if (!this.budget.take(chunk.byteLength)) return this.settle('over-budget');
+    this.held += chunk.byteLength;
+    // uWS reuses the chunk's memory after this callback returns: copy it.
+    this.chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    if (isLast) {
+      this.complete = true;
+      this.settle(Buffer.concat(this.chunks));
+    }
+  }
+
+  private settle(outcome: BodyOutcome): void {
+    this.outcome = outcome;
+    if (outcome !== 'too-large' && outcome !== 'over-budget') {
+      this.chunks = [];
+    } else {
+      this.release();
+    }
+    this.waiter?.(outcome);
+  }
+
+  /** Resumes the socket and resolves with the body (or why it was refused). */
+  read(): Promise<BodyOutcome> {
+    if (this.outcome) return Promise.resolve(this.outcome);
+    return new Promise((resolve) => {
+      this.waiter = resolve;
+      this.resumeSocket();
     });
-  });
+  }
+
+  private resumeSocket(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.res.resume();
+  }
+
+  /**
+   * Before answering a request whose body was not read: drains a small declared body (so the answer
+   * can keep the connection) and tells whether the connection must close.
+   */
+  async settleUnread(declaredBytes: number): Promise<'keep' | 'close'> {
+    if (this.complete) return 'keep';
+    if (this.outcome || !(declaredBytes >= 0 && declaredBytes <= DRAIN_UNREAD_BYTES)) return 'close';
+    await new Promise<void>((resolve) => {
+      this.discarding = resolve;
+      this.resumeSocket();
+    });
+    return 'keep';
+  }
+
+  /** Gives the body's bytes back to the budget (call when the request is answered). */
+  release(): void {
+    this.budget.give(this.held);
+    this.held = 0;
+    this.chunks = [];
+  }
 }
 
 /** Writes status, headers and body in one cork; large bodies respect back-pressure. */

@@ -7,12 +7,14 @@ import type { Principal } from '../auth/principal.js';
 import { Call } from '../domain/call.js';
 import { httpReplyOf } from './errors.js';
 import { parseJsonBody } from './jsonBody.js';
-import { readBody, writeReply } from './io.js';
+import { BodyBudget, BodyReader, declaredLength, writeReply } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Default budget of request-body bytes held at once: four of the largest repository bodies. */
+export const DEFAULT_INFLIGHT_BODY_BYTES = 256 * 1024 * 1024;
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 export interface HttpServer {
@@ -22,7 +24,7 @@ export interface HttpServer {
 }
 
 /** Extra handler for paths the JSON router does not own (the MCP bridge). */
-export type RawHandler = (res: uWS.HttpResponse, req: uWS.HttpRequest) => void;
+export type RawHandler = (res: uWS.HttpResponse, req: uWS.HttpRequest, bodies: BodyBudget) => void;
 
 interface Incoming {
   method: string;
@@ -36,7 +38,15 @@ interface Incoming {
 export function startHttpServer(
   routes: RouteSpec<any, any>[],
   services: Services,
-  options: { host: string; port: number; maxBodyBytes: number; maxRepositoryBodyBytes: number; raw?: Record<string, RawHandler> },
+  options: {
+    host: string;
+    port: number;
+    maxBodyBytes: number;
+    maxRepositoryBodyBytes: number;
+    /** Request-body bytes held at once across requests; past it 503 with Retry-After. */
+    maxInflightBodyBytes?: number;
+    raw?: Record<string, RawHandler>;
+  },
 ): Promise<HttpServer> {
   const router = new Router<RouteSpec<any, any>>();
   for (const route of routes) router.add(route.method, route.path, route);
@@ -49,7 +59,8 @@ export function startHttpServer(
     if (inFlight === 0) idle.splice(0).forEach((fn) => fn());
   };
 
-  for (const [pattern, handler] of Object.entries(options.raw ?? {})) app.any(pattern, handler);
+  const budget = new BodyBudget(options.maxInflightBodyBytes ?? DEFAULT_INFLIGHT_BODY_BYTES);
+  for (const [pattern, handler] of Object.entries(options.raw ?? {})) app.any(pattern, (res, req) => handler(res, req, budget));
 
   app.any('/*', (res, req) => {
     const headers: Record<string, string> = {};
@@ -70,16 +81,24 @@ export function startHttpServer(
       done = true;
       abort.abort();
     });
+    const found = router.find(incoming.method, incoming.path);
+    const limit = found.kind === 'found' && found.match.handler.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
+    // Attached now (before any await) and paused: the body is read only once the key checks out.
+    const body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget) : null;
     inFlight++;
-    const finish = (status: number, reply: Reply, route: string, closeConnection = false) => {
+    const finish = async (status: number, reply: Reply, route: string, closeConnection = false) => {
+      let close = closeConnection || draining;
+      // A body left unread on the socket would be parsed as the next request: drain a small one, else close.
+      if (body && !close && !done) close = (await body.settleUnread(declaredLength(incoming.headers))) === 'close';
       if (!done) {
         done = true;
-        writeReply(res, status, reply, incoming.requestId, closeConnection || draining);
+        writeReply(res, status, reply, incoming.requestId, close);
       }
+      body?.release();
       services.metrics.observeRequest(incoming.method, route, status, (performance.now() - incoming.started) / 1000);
       settle();
     };
-    handle(incoming, res, abort.signal, () => done)
+    handle(incoming, found, limit, body, abort.signal, () => done)
       .then(({ status, reply, route, close }) => finish(status, reply, route, close))
       .catch((err) => {
         const { status, reply } = errorReply(err, incoming.requestId, services);
@@ -89,11 +108,12 @@ export function startHttpServer(
 
   async function handle(
     incoming: Incoming,
-    res: uWS.HttpResponse,
+    found: ReturnType<typeof router.find>,
+    limit: number,
+    body: BodyReader | null,
     signal: AbortSignal,
     isDone: () => boolean,
   ): Promise<{ status: number; reply: Reply; route: string; close?: boolean }> {
-    const found = router.find(incoming.method, incoming.path);
     if (found.kind === 'not-found') {
       return { status: 404, reply: { body: { detail: `No route for ${incoming.method} ${incoming.path}` } }, route: 'unmatched' };
     }
@@ -105,18 +125,22 @@ export function startHttpServer(
       };
     }
     const { handler: route, params, pattern } = found.match;
-    const limit = route.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
     const declared = Number(incoming.headers['content-length'] ?? '0');
     if (declared > limit) {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
     }
-    const rawBody = BODY_METHODS.has(incoming.method) ? await readBody(res, limit) : null;
-    if (rawBody === 'too-large') {
+    // Authentication first, from the headers alone: a request without a valid key is refused unread.
+    const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
+    const read = body ? await body.read() : null;
+    if (read === 'too-large') {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
     }
+    if (read === 'over-budget') {
+      return { status: 503, reply: { body: { detail: 'Too many request bodies in flight; retry shortly' }, headers: { 'retry-after': '1' } }, route: pattern, close: true };
+    }
+    const rawBody = read;
     if (isDone()) return { status: 499, reply: {}, route: pattern };
 
-    const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
     // From here on an authenticated call is a Call: a metered route writes its one usage event however it ends.
     const call = principal
       ? new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers), signal, headers: incoming.headers })

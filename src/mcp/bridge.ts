@@ -5,7 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../domain/errors.js';
 import { HttpError, httpReplyOf } from '../http/errors.js';
 import { parseJsonBody } from '../http/jsonBody.js';
-import { readBody, writeReply } from '../http/io.js';
+import { BodyReader, declaredLength, writeReply } from '../http/io.js';
 import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
 import { baseUrl } from '../routes/discovery.js';
@@ -23,7 +23,7 @@ function isInitialize(body: unknown): boolean {
  * web-standard transport a Request, and stream its Response back with back-pressure.
  */
 export function createMcpHandler(services: Services, sessions: SessionStore): RawHandler {
-  return (res, req) => {
+  return (res, req, bodies) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const query = req.getQuery();
     const headers: Record<string, string> = {};
@@ -37,22 +37,23 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       aborted = true;
       abort.abort();
     });
+    // Attached now (before any await) and paused: the body is read only once the caller checks out.
+    const body = method === 'POST' ? new BodyReader(res, services.config.maxBodyBytes, bodies) : null;
     const started = performance.now();
     handle()
-      .catch((err) => {
+      .catch(async (err) => {
         const known = httpReplyOf(err);
         if (!known) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
-        if (!aborted) {
-          const reply = known ?? { status: 500, body: { detail: 'Internal server error', request_id: requestId }, headers: {} };
-          writeReply(res, reply.status, { body: reply.body, headers: reply.headers }, requestId, false);
-        }
+        const reply = known ?? { status: 500, body: { detail: 'Internal server error', request_id: requestId }, headers: {} };
+        const close = body && !aborted ? (await body.settleUnread(declaredLength(headers))) === 'close' : false;
+        if (!aborted) writeReply(res, reply.status, { body: reply.body, headers: reply.headers }, requestId, close);
       })
-      .finally(() => services.metrics.observeRequest(method, '/mcp', 0, (performance.now() - started) / 1000));
+      .finally(() => {
+        body?.release();
+        services.metrics.observeRequest(method, '/mcp', 0, (performance.now() - started) / 1000);
+      });
 
     async function handle(): Promise<void> {
-      const raw = method === 'POST' ? await readBody(res, services.config.maxBodyBytes) : null;
-      if (raw === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
-      if (aborted) return;
       const base = baseUrl(services, headers);
       const resource = mcpResource(base);
       const metadata = `${base}/.well-known/oauth-protected-resource`;
@@ -65,6 +66,11 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         }
         throw err;
       }
+      const read = body ? await body.read() : null;
+      if (read === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
+      if (read === 'over-budget') throw new HttpError(503, 'Too many request bodies in flight; retry shortly', { 'retry-after': '1' });
+      if (aborted) return;
+      const raw = read;
       let parsed: unknown;
       try {
         parsed = raw && raw.length ? parseJsonBody(raw) : undefined;

@@ -1,5 +1,6 @@
 // Issue 26's findings, each over a real socket: NUL and unpaired surrogates, deep JSON, huge integers,
 // and a usage batch that must never fail as a whole.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { insertUsageEvents, recordUsageInBackground } from '../../src/domain/accounts/usage.js';
@@ -102,5 +103,49 @@ describe(`hostile input (${DB_KIND})`, () => {
       recordUsageInBackground(server.app.services, { principal, method: 'REST', status: 'success', inputTokens: 5, outputTokens: 1, latencyMs: 1 });
     }
     expect(await eventCount(proKeyId)).toBe(before + 2);
+  });
+});
+
+/** Sends headers and only the first part of a large declared body over a raw socket; resolves with the status line, or null if none came. */
+function partialPost(url: string, path: string, headers: Record<string, string>, declared: number, sent: number, waitMs: number): Promise<string | null> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname, () => {
+      const head = Object.entries({ host: `${hostname}:${port}`, 'content-type': 'application/json', 'content-length': String(declared), ...headers })
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\r\n');
+      socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n\r\n{"text":"${'x'.repeat(sent)}`);
+    });
+    let data = '';
+    const timer = setTimeout(() => done(null), waitMs);
+    const done = (line: string | null) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(line);
+    };
+    socket.on('data', (chunk) => {
+      data += chunk.toString('latin1');
+      if (data.includes('\r\n')) done(data.split('\r\n')[0]!);
+    });
+    socket.on('error', () => done(data ? data.split('\r\n')[0]! : null));
+  });
+}
+
+describe(`auth before the body (${DB_KIND})`, () => {
+  it('a 7 MB body without a key, or with an unknown key, is answered 401 before it is sent', async () => {
+    const declared = 7 * 1024 * 1024;
+    // Only 64 KiB of the 7 MiB are ever sent: an answer can only come from the headers.
+    expect(await partialPost(server.url, '/v1/compress', {}, declared, 64 * 1024, 5000)).toMatch(/^HTTP\/1\.1 401/);
+    expect(await partialPost(server.url, '/v1/compress', { authorization: `Bearer gc_${'0'.repeat(32)}` }, declared, 64 * 1024, 5000)).toMatch(/^HTTP\/1\.1 401/);
+    expect(await partialPost(server.url, '/mcp', { accept: 'application/json, text/event-stream' }, declared, 64 * 1024, 5000)).toMatch(/^HTTP\/1\.1 401/);
+    // A valid key waits for the body as usual.
+    expect(await partialPost(server.url, '/v1/compress', { authorization: `Bearer ${proKey}` }, declared, 64 * 1024, 500)).toBeNull();
+  });
+
+  it('a refused small body is drained, so the connection serves the next request', async () => {
+    const agentless = await fetch(`${server.url}/v1/compress`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: PROSE }) });
+    expect(agentless.status).toBe(401);
+    const next = await server.request('POST', '/v1/compress', { key: proKey, body: { text: PROSE } });
+    expect(next.status).toBe(200);
   });
 });
