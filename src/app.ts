@@ -70,7 +70,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       breakers: [dbBreaker],
       startedAt: Date.now(),
     };
-    const mcpSessions = new SessionStore(services);
+    const mcpSessions = new SessionStore(services, config.mcpSessions);
     opened.push(() => mcpSessions.closeAll());
     const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
     // Provider clients, their breakers (shown in diagnostics) and the outbox sender.
@@ -81,6 +81,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       port: config.port,
       maxBodyBytes: config.maxBodyBytes,
       maxRepositoryBodyBytes: config.maxRepositoryBodyBytes,
+      maxInflightBodyBytes: config.maxInflightBodyBytes,
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
     opened.push(() => http.close(config.shutdownGraceMs));

@@ -32,6 +32,10 @@ export interface Config {
   jwtAudience: string | null;
   /** Requests per minute per key, by plan (RATE_LIMIT_FREE, RATE_LIMIT_PRO, RATE_LIMIT_TEAM, RATE_LIMIT_ENTERPRISE). */
   rateLimits: Record<Plan, number>;
+  /** MCP sessions: at most this many per instance (MCP_MAX_SESSIONS) and per key (MCP_SESSIONS_PER_KEY), closed after MCP_SESSION_IDLE_MS unused. */
+  mcpSessions: { maxSessions: number; maxPerKey: number; idleMs: number };
+  /** Request-body bytes held in memory at once across requests (MAX_INFLIGHT_BODY_BYTES); past it 503. */
+  maxInflightBodyBytes: number;
   /** MCP POST answers as SSE streams instead of single JSON bodies (the GET stream is SSE either way). */
   mcpSseResponses: boolean;
   /** Public base URL used in discovery documents (agent card, OAuth metadata). */
@@ -76,6 +80,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
     mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',
+    mcpSessions: {
+      maxSessions: Math.max(1, int(env, 'MCP_MAX_SESSIONS', 5000)),
+      maxPerKey: Math.max(1, int(env, 'MCP_SESSIONS_PER_KEY', 32)),
+      idleMs: Math.max(1000, int(env, 'MCP_SESSION_IDLE_MS', 30 * 60_000)),
+    },
+    maxInflightBodyBytes: Math.max(1, int(env, 'MAX_INFLIGHT_BODY_BYTES', 256 * 1024 * 1024)),
     rateLimits: {
       free: int(env, 'RATE_LIMIT_FREE', DEFAULT_RATE_LIMITS.free),
       pro: int(env, 'RATE_LIMIT_PRO', DEFAULT_RATE_LIMITS.pro),
