@@ -13,8 +13,7 @@ import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Default budget of request-body bytes held at once: four of the largest repository bodies. */
-export const DEFAULT_INFLIGHT_BODY_BYTES = 256 * 1024 * 1024;
+
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 export interface HttpServer {
@@ -44,7 +43,7 @@ export function startHttpServer(
     maxBodyBytes: number;
     maxRepositoryBodyBytes: number;
     /** Request-body bytes held at once across requests; past it 503 with Retry-After. */
-    maxInflightBodyBytes?: number;
+    maxInflightBodyBytes: number;
     raw?: Record<string, RawHandler>;
   },
 ): Promise<HttpServer> {
@@ -59,7 +58,7 @@ export function startHttpServer(
     if (inFlight === 0) idle.splice(0).forEach((fn) => fn());
   };
 
-  const budget = new BodyBudget(options.maxInflightBodyBytes ?? DEFAULT_INFLIGHT_BODY_BYTES);
+  const budget = new BodyBudget(options.maxInflightBodyBytes);
   for (const [pattern, handler] of Object.entries(options.raw ?? {})) app.any(pattern, (res, req) => handler(res, req, budget));
 
   app.any('/*', (res, req) => {

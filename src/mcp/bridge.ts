@@ -90,7 +90,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       const sessionId = headers['mcp-session-id'];
       let entry: McpEntry | null;
       if (sessionId) {
-        entry = sessions.get(sessionId, principal.userId);
+        entry = sessions.get(sessionId, principal);
         if (!entry) {
           writeReply(res, 404, { body: { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null } }, requestId, false);
           return;

@@ -8,8 +8,15 @@ import type { SessionState } from './session.js';
 
 export const SERVER_INFO = { name: 'semantic-compression-service', title: 'Semantic Compression Service' };
 
-/** One low-level MCP server per session (or per stateless request), bound to its caller. */
-export function createMcpServer(services: Services, principal: Principal, session: SessionState, baseUrl: string): Server {
+/** Who calls a session, refreshed on every request (the session store updates it). */
+export interface Caller {
+  principal: Principal;
+  /** Public base URL as the client reached us. */
+  baseUrl: string;
+}
+
+/** One low-level MCP server per session (or per stateless request); each call reads its caller afresh. */
+export function createMcpServer(services: Services, caller: Caller, session: SessionState): Server {
   const server = new Server(
     { ...SERVER_INFO, version: services.config.version },
     {
@@ -21,10 +28,10 @@ export function createMcpServer(services: Services, principal: Principal, sessio
   server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
     callTool(request.params.name, request.params.arguments, {
       services,
-      principal,
+      principal: caller.principal,
       session,
       client: server.getClientVersion()?.name ?? null,
-      baseUrl,
+      baseUrl: caller.baseUrl,
       signal: extra.signal,
     }),
   );
