@@ -45,7 +45,8 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const db = guardDb(await openStore(config), dbBreaker);
     opened.push(() => db.close());
     const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs });
-    opened.push(() => pool.close());
+    // Reached after the HTTP server's grace period: whatever still runs is stopped, not awaited.
+    opened.push(() => pool.close({ force: true }));
     await pool.warmUp(config.poolThreads);
     const cache = config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache();
     opened.push(() => cache.close());

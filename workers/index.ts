@@ -15,7 +15,11 @@ export const tasks = {
   ...toolTasks,
   ...embedTasks,
   ...kbTasks,
-  ping: () => ({ thread: threadId, pid: process.pid }),
+  /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
+  ping: async (input?: { holdMs?: number }) => {
+    if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));
+    return { thread: threadId, pid: process.pid };
+  },
   countTokens: ({ text, model }: { text: string; model?: string | null }) => {
     const tokenizer = tokenizerFor(model);
     return { tokens: countTokens(text, tokenizer), tokenizer };

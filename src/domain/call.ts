@@ -67,7 +67,7 @@ export class Call {
 
   /** Runs a pool task for this call (cancelled when the caller goes away). */
   compute<K extends TaskName>(name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
-    return runTask(this.services, name, input, { signal: this.signal, ...options });
+    return runTask(this.services, name, input, { signal: this.signal, owner: this.principal.keyId ?? `user:${this.principal.userId}`, ...options });
   }
 
   /** Refuses with quota_exceeded when the key's enforced monthly quota is used up. */

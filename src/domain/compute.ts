@@ -29,7 +29,7 @@ export async function runTask<K extends TaskName>(services: Pick<Services, 'pool
   }
 }
 
-/** Readiness probe: one round trip through a worker. */
+/** Readiness probe: one round trip through a worker within timeoutMs, waiting for a free thread included. */
 export async function pingPool(services: Pick<Services, 'pool'>, timeoutMs: number): Promise<void> {
-  await runTask(services, 'ping', undefined, { deadlineMs: timeoutMs });
+  await runTask(services, 'ping', undefined, { deadlineMs: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
 }

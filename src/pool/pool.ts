@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { Piscina } from 'piscina';
 import type { TaskOutcome, tasks } from '../../workers/index.js';
 import { packageRoot } from '../lib/root.js';
+import { FairQueue } from './fairQueue.js';
 
 type Tasks = typeof tasks;
 export type TaskName = keyof Tasks;
@@ -39,17 +40,31 @@ export interface PoolOptions {
 export interface RunOptions {
   /** Aborted when the caller goes away: queued work is dropped, running work stopped. */
   signal?: AbortSignal;
-  /** Overrides the pool's default deadline for this task. */
+  /** Overrides the pool's default deadline for this task (counted from when a thread takes it). */
   deadlineMs?: number;
+  /** Whose work this is (an API key or user); waiting work is served round-robin across owners. */
+  owner?: string;
+}
+
+/** A task waiting for a free thread. */
+interface Waiting {
+  start(): void;
+  cancel(reason: unknown): void;
 }
 
 /** Typed front of the Piscina pool; routes and domain code never touch Piscina directly. */
 export class ComputePool {
   private readonly piscina: Piscina;
   private readonly deadlineMs: number;
+  private readonly threads: number;
+  private readonly maxQueue: number;
+  private readonly waiting = new FairQueue<Waiting>();
+  private running = 0;
 
   constructor(options: PoolOptions) {
     this.deadlineMs = options.taskDeadlineMs;
+    this.threads = options.threads;
+    this.maxQueue = options.maxQueue;
     this.piscina = new Piscina({
       filename: join(packageRoot(), 'dist', 'workers', 'index.js'),
       minThreads: options.threads,
@@ -61,10 +76,41 @@ export class ComputePool {
 
   /**
    * Runs one task. Only src/domain/compute.ts calls this: the use-case layer is the one door to the pool.
-   * Aborting a running task makes Piscina terminate its worker and start a fresh one.
+   * Tasks go to Piscina only when a thread is free; until then they wait in a fair queue (round-robin
+   * by owner, bounded by maxQueue), so one key's burst cannot starve the others. Aborting a running
+   * task makes Piscina terminate its worker and start a fresh one.
    */
   async run<K extends TaskName>(name: K, input: TaskInput<K>, options: RunOptions = {}): Promise<TaskOutput<K>> {
-    if (this.piscina.queueSize >= this.piscina.options.maxQueue) throw new PoolBusyError('compute queue is full');
+    options.signal?.throwIfAborted();
+    if (this.running >= this.threads) await this.waitForThread(options.owner ?? '', options.signal);
+    this.running++;
+    try {
+      return await this.dispatch(name, input, options);
+    } finally {
+      this.running--;
+      this.waiting.shift()?.start();
+    }
+  }
+
+  private waitForThread(owner: string, signal?: AbortSignal): Promise<void> {
+    if (this.waiting.size >= this.maxQueue) return Promise.reject(new PoolBusyError('compute queue is full'));
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        if (this.waiting.remove(owner, entry)) reject(signal!.reason);
+      };
+      const entry: Waiting = {
+        start: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        cancel: reject,
+      };
+      this.waiting.push(owner, entry);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private async dispatch<K extends TaskName>(name: K, input: TaskInput<K>, options: RunOptions): Promise<TaskOutput<K>> {
     const deadlineMs = options.deadlineMs ?? this.deadlineMs;
     const deadline = AbortSignal.timeout(deadlineMs);
     const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
@@ -72,7 +118,6 @@ export class ComputePool {
     try {
       outcome = await this.piscina.run({ name, input }, { signal });
     } catch (err) {
-      if (err instanceof Error && /queue is at limit/i.test(err.message)) throw new PoolBusyError('compute queue is full');
       if (deadline.aborted && !options.signal?.aborted) throw new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`);
       throw err;
     }
@@ -88,15 +133,17 @@ export class ComputePool {
   stats() {
     return {
       threads: this.piscina.threads.length,
-      queue_size: this.piscina.queueSize,
-      max_queue: this.piscina.options.maxQueue,
+      running: this.running,
+      queue_size: this.waiting.size,
+      max_queue: this.maxQueue,
       completed: this.piscina.completed,
       utilization: Math.round(this.piscina.utilization * 1000) / 1000,
     };
   }
 
-  /** Waits for queued and running tasks, then stops the threads. */
-  close(): Promise<void> {
-    return this.piscina.close();
+  /** Refuses waiting tasks, then stops the threads: running tasks finish unless `force` stops them too. */
+  close(options: { force?: boolean } = {}): Promise<void> {
+    for (let w = this.waiting.shift(); w; w = this.waiting.shift()) w.cancel(new PoolBusyError('compute pool is shutting down'));
+    return this.piscina.close({ force: !!options.force });
   }
 }

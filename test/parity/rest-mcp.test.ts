@@ -6,6 +6,7 @@ import type { Plan } from '../../src/auth/plans.js';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { createProject } from '../../src/domain/accounts/projects.js';
 import { createUser } from '../../src/domain/accounts/users.js';
+import { runTask } from '../../src/domain/compute.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -119,13 +120,16 @@ describe(`REST and MCP parity (${DB_KIND})`, () => {
   let server: TestServer;
   let busy: TestServer;
   const clients: Client[] = [];
+  const hold = new AbortController();
 
   beforeAll(async () => {
     server = await startTestServer();
-    // A pool that admits nothing: every compute call meets a saturated pool.
-    busy = await startTestServer({ poolMaxQueue: 0 });
+    // One thread, held by a long task, and no room to wait: every compute call meets a saturated pool.
+    busy = await startTestServer({ poolThreads: 1, poolMaxQueue: 0 });
+    void runTask(busy.app.services, 'ping', { holdMs: 600_000 }, { signal: hold.signal, deadlineMs: 600_000 }).catch(() => undefined);
   });
   afterAll(async () => {
+    hold.abort();
     for (const c of clients) await c.close();
     await server?.close();
     await busy?.close();

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTask } from '../../src/domain/compute.js';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import type { Plan } from '../../src/auth/plans.js';
@@ -68,13 +69,17 @@ describe(`issue detection route (${DB_KIND})`, () => {
   });
 
   it('answers 503 when the detection workers are unavailable', async () => {
-    const saturated = await startTestServer({ poolMaxQueue: 0 });
+    // One thread, held by a long task, and no room to wait: the detector cannot be reached.
+    const saturated = await startTestServer({ poolThreads: 1, poolMaxQueue: 0 });
+    const hold = new AbortController();
+    void runTask(saturated.app.services, 'ping', { holdMs: 60_000 }, { signal: hold.signal, deadlineMs: 60_000 }).catch(() => undefined);
     try {
       const res = await saturated.request('POST', '/v1/detect-issues', { body: { original_text: ORIGINAL, compressed_text: ORIGINAL } });
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBeTruthy();
       expect(res.json.detail).toMatch(/unavailable/i);
     } finally {
+      hold.abort();
       await saturated.close();
     }
   });
