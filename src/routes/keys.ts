@@ -8,6 +8,7 @@ import {
   listApiKeys,
   revokeApiKey,
   rotateApiKey,
+  projectForKey,
   updateApiKey,
   type ApiKeyRow,
   type RotateOutcome,
@@ -158,7 +159,8 @@ export const keyRoutes = [
     body: CreateKeyBody,
     async handler({ body, principal, services }) {
       const user = await currentUser(services.db, principal);
-      if (body.project_id) await requireOwnedProject(services.db, user.id, body.project_id);
+      const projectId = projectForKey(principal, body.project_id);
+      if (projectId) await requireOwnedProject(services.db, user.id, projectId);
       const { key, row } = await createApiKey(services.db, {
         userId: user.id,
         name: body.name,
@@ -167,7 +169,7 @@ export const keyRoutes = [
         defaultModel: body.default_model ?? null,
         monthlyQuota: body.monthly_quota ?? null,
         enforceQuota: body.enforce_quota,
-        projectId: body.project_id ?? null,
+        projectId: projectId ?? null,
         expiresAt: body.expires_in_days ? new Date(Date.now() + body.expires_in_days * 86_400_000) : null,
       });
       return { status: 201, body: { ...keyListItem(row), key } };
@@ -216,6 +218,7 @@ export const keyRoutes = [
     async handler({ body, params, principal, services }) {
       const keyId = params.key_id!;
       if (!(await getApiKey(services.db, principal.userId, keyId))) throw keyNotFound(keyId);
+      if (body.project_id !== undefined) projectForKey(principal, body.project_id);
       if (body.project_id) await requireOwnedProject(services.db, principal.userId, body.project_id);
       const row = await updateApiKey(services.db, principal.userId, keyId, {
         name: body.name,

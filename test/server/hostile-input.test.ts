@@ -149,3 +149,30 @@ describe(`auth before the body (${DB_KIND})`, () => {
     expect(next.status).toBe(200);
   });
 });
+
+describe(`project-bound keys stay in their project (${DB_KIND})`, () => {
+  it('a project-bound key creates keys of its own project only, over REST and MCP', async () => {
+    const db = server.app.services.db;
+    const { createProject } = await import('../../src/domain/accounts/projects.js');
+    const user = await createUser(db, { plan: 'team', name: 'bound' });
+    const mine = await createProject(db, user.id, { name: 'mine' });
+    const other = await createProject(db, user.id, { name: 'other' });
+    const bound = (await createApiKey(db, { userId: user.id, plan: 'team', name: 'bound', projectId: mine.id })).key;
+
+    const made = await server.request('POST', '/v1/keys', { key: bound, body: { name: 'child' } });
+    expect(made.status).toBe(201);
+    expect(made.json.project_id).toBe(mine.id);
+    expect((await server.request('POST', '/v1/keys', { key: bound, body: { name: 'x', project_id: other.id } })).status).toBe(403);
+    expect((await server.request('PATCH', `/v1/keys/${made.json.key_id}`, { key: bound, body: { project_id: null } })).status).toBe(403);
+
+    const mcp = await connectMcp(server.url, bound);
+    try {
+      const minted = await call(mcp, 'gc_mint_api_key', { name: 'minted' });
+      expect(minted.isError).toBe(false);
+      expect(minted.data.project_id).toBe(mine.id);
+      expect((await call(mcp, 'gc_rebind_api_key', { key_id: made.json.key_id, project_id: other.id })).data.error).toBe('forbidden');
+    } finally {
+      await mcp.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { generateApiKey } from '../../auth/keys.js';
 import { isPlan, type Plan } from '../../auth/plans.js';
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
+import { forbidden } from '../errors.js';
 
 export interface ApiKeyRow {
   key_id: string;
@@ -204,6 +205,17 @@ export const MINT_DEFAULT_EXPIRY_DAYS = 30;
 export const MINT_MAX_EXPIRY_DAYS = 365;
 
 /** gc_mint_api_key: a key for the caller, on the caller's current plan, expiring in 1-365 days (default 30). */
+/**
+ * The project a key made or re-bound by `principal` may be bound to. A project-bound key acts inside
+ * its project only: it may create or bind keys to that project (the default) and to no other, nor
+ * unbind them. User-scoped callers choose freely (ownership is checked separately).
+ */
+export function projectForKey(principal: Principal, requested: string | null | undefined): string | null | undefined {
+  if (!principal.projectId) return requested;
+  if (requested === undefined || requested === principal.projectId) return principal.projectId;
+  throw forbidden(`A key bound to project '${principal.projectId}' can only make or bind keys of that same project`);
+}
+
 export async function mintApiKey(
   db: Queryable,
   principal: Principal,
@@ -220,6 +232,7 @@ export async function mintApiKey(
     name: input.name ?? 'mcp',
     plan,
     environment: input.environment ?? principal.environment ?? 'production',
+    projectId: projectForKey(principal, undefined) ?? null,
     expiresAt: new Date(Date.now() + days * 86_400_000),
   });
 }

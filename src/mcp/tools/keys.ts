@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MINT_MAX_EXPIRY_DAYS, mintApiKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/accounts/apiKeys.js';
+import { MINT_MAX_EXPIRY_DAYS, mintApiKey, projectForKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/accounts/apiKeys.js';
 import { keyListItem } from '../../routes/keys.js';
 import { DomainError, invalid, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
@@ -63,6 +63,7 @@ export const keyTools = [
     description: 'Binds one of your API keys to one of your projects, or unbinds it (project_id null = Default). Another user\'s key is refused (403).',
     input: z.object({ key_id: z.string().min(1).max(32), project_id: z.string().uuid().nullable() }).strict(),
     async handler({ key_id, project_id }, { services, principal }) {
+      projectForKey(principal, project_id);
       const result = keyOutcome(await rebindApiKey(services.db, principal.userId, key_id, project_id), key_id);
       // Cached principals carry the old binding.
       await services.revocations.publish(key_id);
