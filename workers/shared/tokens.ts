@@ -38,7 +38,7 @@ const ENCODINGS: Record<TokenizerName, Encoding> = {
 };
 
 /** Pieces up to this many characters go through the library's (quadratic but cached) merge. */
-const LIBRARY_PIECE_CHARS = 128;
+const LIBRARY_PIECE_CHARS = 256;
 const utf8 = new TextEncoder();
 
 /** Exact token count of one pre-tokenizer piece, in O(n log n) whatever its length. */
