@@ -83,3 +83,30 @@ describe(`code compression routes (${DB_KIND})`, () => {
     expect(res.json.detail[0].type).toBe('BlastRadiusInputError');
   });
 });
+
+describe(`code results are honest about what they compressed (${DB_KIND})`, () => {
+  const COBOL = `       IDENTIFICATION DIVISION.
+       PROGRAM-ID. HELLO.
+       PROCEDURE DIVISION.
+           DISPLAY 'HELLO, WORLD'.
+           STOP RUN.`;
+
+  it('a language it cannot parse is refused with 400 naming the supported ones', async () => {
+    const res = await server.request('POST', '/v1/compress-code', { body: { code: COBOL, language: 'cobol' } });
+    expect(res.status).toBe(400);
+    expect(res.json.detail).toContain("Unsupported language 'cobol'");
+    for (const lang of ['python', 'typescript', 'go', 'rust', 'java', 'cpp']) expect(res.json.detail).toContain(lang);
+  });
+
+  it('content that is no detectable code goes through the text compressor and says so', async () => {
+    const prose = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} of the release notes explains why the pool limits backend processes.`).join('\n\n');
+    for (const code of [COBOL, prose]) {
+      const res = await server.request('POST', '/v1/compress-code', { body: { code, fidelity: 'outline' } });
+      expect(res.status).toBe(200);
+      expect(res.json.parser).toBe('text');
+      expect(res.json.skeleton.trim().length).toBeGreaterThan(0);
+      expect(res.json.compressed_tokens).toBeGreaterThan(0);
+      expect(res.json.compressed_tokens).toBeLessThanOrEqual(res.json.original_tokens);
+    }
+  });
+});

@@ -1,11 +1,32 @@
-import type { CompressCodeInput, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
+import type { CompressCodeInput, CompressCodeResult, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
+import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/code/languages.js';
+import { tokenStats } from '../../../workers/shared/stats.js';
 import type { Call } from '../call.js';
+import { invalid } from '../errors.js';
 
-/** AST-aware compression of one source file (REST /v1/compress-code). */
-export async function compressCode(call: Call, input: CompressCodeInput) {
+/** A code result; `parser: 'text'` when the content was no code we could detect and went through the text compressor. */
+export type CompressCodeResponse = Omit<CompressCodeResult, 'parser'> & { parser: CompressCodeResult['parser'] | 'text' };
+
+/**
+ * AST-aware compression of one source file (REST /v1/compress-code). A named language we cannot parse
+ * is refused (400, naming the supported ones); content whose language cannot be detected, or that the
+ * line fallback would reduce to nothing, is compressed as text and says so, so no result ever claims
+ * savings for code it silently dropped.
+ */
+export async function compressCode(call: Call, input: CompressCodeInput): Promise<CompressCodeResponse> {
+  if (input.language && !SUPPORTED_LANGUAGES.includes(normalizeLanguage(input.language))) {
+    throw invalid(
+      `Unsupported language '${input.language}'. Supported: ${SUPPORTED_LANGUAGES.join(', ')}. ` +
+        'Omit language to detect it from the content (content that is no detectable code is compressed as text).',
+    );
+  }
   await call.requireQuota();
   const started = performance.now();
-  const result = await call.compute('compressCode', input, { field: 'code' });
+  let result: CompressCodeResponse = await call.compute('compressCode', input, { field: 'code' });
+  if (result.language === 'unknown' || (result.skeleton.trim() === '' && input.code.trim() !== '')) {
+    const text = await call.compute('compress', { text: input.code, fidelity: input.fidelity, query: null, model: input.model ?? null }, { field: 'code' });
+    result = { ...result, skeleton: text.compressed_text, parser: 'text', ...tokenStats(text.original_tokens, text.compressed_tokens) };
+  }
   call.services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);
   call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, fidelity: input.fidelity, model: input.model ?? null, inputText: input.code });
   return result;
