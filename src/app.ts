@@ -6,7 +6,7 @@ import { connectRedis } from './lib/redis.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/accounts/bootstrap.js';
 import { startCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
-import { startKnowledgeHub } from './kb/hub.js';
+import { KnowledgeHub } from './kb/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
@@ -66,8 +66,10 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     });
     const background = new BackgroundTasks(log);
     opened.push(() => background.drain());
+    // Built now, started once HTTP listens (below).
+    const knowledge = new KnowledgeHub({ db, pool, log }, config.dataDir);
     const services: Services = {
-      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background,
+      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, knowledge,
       breakers: [dbBreaker],
       startedAt: Date.now(),
     };
@@ -87,8 +89,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     });
     opened.push(() => http.close(config.shutdownGraceMs));
     // Index loading can take a while without snapshots, so it starts once we are listening; it closes
-    // after the HTTP server has drained (its entry goes just before the server's in the unwind order).
-    const knowledge = await startKnowledgeHub(services);
+    // after the HTTP server has drained (its entry goes just before the server's in the unwind order),
+    // before the pool and the database.
+    knowledge.start();
     opened.splice(opened.length - 1, 0, () => knowledge.close());
 
     let closing: Promise<void> | null = null;

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { TaskError } from '../pool/pool.js';
 import { runTask } from '../domain/compute.js';
-import { DomainError } from '../domain/errors.js';
+import { DomainError, unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import type { Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
@@ -38,9 +38,22 @@ export function encodeVector(v: Float32Array): Buffer {
   return Buffer.from(v.buffer, v.byteOffset, v.byteLength);
 }
 
+/** What the hub needs; it is built in app.ts before the Services object. */
+export type KnowledgeDeps = Pick<Services, 'db' | 'pool' | 'log'>;
+
+/**
+ * One per running app (services.knowledge). start() starts the index thread, snapshots changed
+ * indexes every 30 s, and in the background loads every project's index (snapshot first, persisted
+ * embeddings otherwise) and resumes ingests a previous process left unfinished (`ready` settles then).
+ * close() waits for that and for running ingests, saves snapshots and stops the thread; call it
+ * before the pool and the database close. A closed hub can be started again (tests restart it).
+ */
 export class KnowledgeHub {
-  readonly index: IndexClient;
   readonly snapshotDir: string | null;
+  /** Settles once the last start()'s index loading and ingest resumption are done (failures are logged). */
+  ready: Promise<void> = Promise.resolve();
+  /** The index thread's client while running (between start() and the end of close()). */
+  private client: IndexClient | null = null;
   /** Generation (kb_index_state) the index thread is known to reflect, per project. */
   private readonly synced = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();
@@ -50,22 +63,52 @@ export class KnowledgeHub {
   private readonly active = new Set<Promise<void>>();
   private idleWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
-  private closed = false;
+  /** True until start() and again from close() on: no ingest is queued, running ones stop early. */
+  private closed = true;
+  private closing: Promise<void> | null = null;
 
-  constructor(readonly services: Services) {
-    const dataDir = services.config.dataDir;
+  constructor(
+    private readonly deps: KnowledgeDeps,
+    dataDir: string,
+  ) {
     this.snapshotDir = dataDir === 'memory://' ? null : join(dataDir, 'kb-index');
-    this.index = new IndexClient(this.snapshotDir);
+  }
+
+  /** The index thread; a 503 (unavailable) before start() and after close(). */
+  get index(): IndexClient {
+    if (!this.client) throw unavailable('Knowledge search is not running', 1);
+    return this.client;
   }
 
   get db(): Queryable {
-    return this.services.db;
+    return this.deps.db;
   }
 
-  startSnapshots(): void {
+  /** Starts the index thread and, in the background, index loading and ingest resumption (see `ready`). No-op while running. */
+  start(): void {
+    if (this.closing) throw new Error('KnowledgeHub.start() while close() is in progress; await close() first');
+    if (this.client) return;
+    this.client = new IndexClient(this.snapshotDir);
+    this.closed = false;
+    this.synced.clear();
+    this.startSnapshots();
+    this.ready = (async () => {
+      await this.preload();
+      await this.resumePending();
+    })().catch((err) => this.deps.log.error('kb startup failed', { error: err instanceof Error ? err.message : String(err) }));
+  }
+
+  /** close() then start(); resolves once the fresh start is ready (tests: index thread restart). */
+  async restart(): Promise<void> {
+    await this.close();
+    this.start();
+    await this.ready;
+  }
+
+  private startSnapshots(): void {
     if (!this.snapshotDir || this.timer) return;
     this.timer = setInterval(() => {
-      this.index.save().catch((err) => this.services.log.error('kb snapshot failed', { error: String(err) }));
+      this.index.save().catch((err) => this.deps.log.error('kb snapshot failed', { error: String(err) }));
     }, SNAPSHOT_INTERVAL_MS);
     this.timer.unref();
   }
@@ -148,7 +191,7 @@ export class KnowledgeHub {
     if (generation === null) return;
     if (this.synced.get(project) === generation - 1) {
       this.synced.set(project, generation);
-      await this.index.setGeneration(project, generation).catch(() => undefined);
+      await this.client?.setGeneration(project, generation).catch(() => undefined);
     }
   }
 
@@ -156,7 +199,8 @@ export class KnowledgeHub {
   async afterDelete(project: string, labels: number[]): Promise<void> {
     await this.withLock(project, async () => {
       const gen = await this.bumpGeneration(this.db, project);
-      if (labels.length) await this.index.remove(project, Int32Array.from(labels)).catch(() => undefined);
+      // Not running (closed): the next start resyncs from the bumped generation.
+      if (labels.length) await this.client?.remove(project, Int32Array.from(labels)).catch(() => undefined);
       await this.noteGeneration(project, gen);
     });
   }
@@ -175,7 +219,7 @@ export class KnowledgeHub {
       const job = this.queue.shift()!;
       this.running++;
       const p = this.ingest(job)
-        .catch((err) => this.services.log.error('kb ingest failed', { item: job.itemId, error: err instanceof Error ? err.message : String(err) }))
+        .catch((err) => this.deps.log.error('kb ingest failed', { item: job.itemId, error: err instanceof Error ? err.message : String(err) }))
         .finally(() => {
           this.running--;
           this.queued.delete(job.versionId);
@@ -218,7 +262,7 @@ export class KnowledgeHub {
     const [version] = await this.db.query<{ content: string }>('select content from kb_versions where id = $1', [job.versionId]);
     let prep;
     try {
-      prep = await this.runPool(() => runTask(this.services, 'kbPrepare', { text: version?.content ?? '' }));
+      prep = await this.runPool(() => runTask(this.deps, 'kbPrepare', { text: version?.content ?? '' }));
     } catch (err) {
       if (this.closed || isShutdown(err)) return; // left pending/indexing: resumed on the next start
       await this.fail(job, project, err);
@@ -255,7 +299,7 @@ export class KnowledgeHub {
       const labels = Int32Array.from({ length: n }, (_, i) => first + i);
       // Into the index before the commit: a query in between resolves no row for these labels yet.
       if (n) await this.index.add(project, labels, prep.vectors, prep.chunks.map(lexicalText));
-      const outcome = await this.services.db.transaction(async (tx) => {
+      const outcome = await this.deps.db.transaction(async (tx) => {
         const [cur] = await tx.query<{ current_version_id: string; deleted_at: Date | null; status: string }>(
           'select current_version_id, deleted_at, status from kb_items where id = $1 for update',
           [job.itemId],
@@ -282,9 +326,9 @@ export class KnowledgeHub {
 
   private async fail(job: IngestJob, project: string, err: unknown): Promise<void> {
     const message = err instanceof TaskError ? `${err.name}: ${err.message}` : err instanceof Error ? err.message : String(err);
-    this.services.log.error('kb ingest failed', { item: job.itemId, version: job.versionId, error: message });
+    this.deps.log.error('kb ingest failed', { item: job.itemId, version: job.versionId, error: message });
     await this.withLock(project, async () => {
-      const outcome = await this.services.db.transaction(async (tx) => {
+      const outcome = await this.deps.db.transaction(async (tx) => {
         const [row] = await tx.query<{ id: string }>(
           `update kb_items set status = 'FAILED', chunk_count = 0, error = $3, updated_at = now()
             where id = $1 and current_version_id = $2 and deleted_at is null returning id`,
@@ -295,7 +339,7 @@ export class KnowledgeHub {
         const gen = old.length ? await this.bumpGeneration(tx, project) : null;
         return { gen, old: old.map((r) => r.label) };
       });
-      if (outcome?.old.length) await this.index.remove(project, Int32Array.from(outcome.old)).catch(() => undefined);
+      if (outcome?.old.length) await this.client?.remove(project, Int32Array.from(outcome.old)).catch(() => undefined);
       if (outcome) await this.noteGeneration(project, outcome.gen);
     });
   }
@@ -317,13 +361,27 @@ export class KnowledgeHub {
     return rows.length;
   }
 
-  async close(): Promise<void> {
+  /** Idempotent; resolves when the thread has stopped (a hub never started closes at once). */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown().finally(() => {
+      this.closing = null;
+    });
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const client = this.client;
+    if (!client) return;
+    await this.ready;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
+    this.timer = null;
     this.queue.length = 0;
+    this.queued.clear();
     await Promise.allSettled([...this.active]);
-    if (this.snapshotDir) await this.index.save().catch((err) => this.services.log.error('kb snapshot failed', { error: String(err) }));
-    await this.index.close();
+    if (this.snapshotDir) await client.save().catch((err) => this.deps.log.error('kb snapshot failed', { error: String(err) }));
+    await client.close();
+    this.client = null;
   }
 }
 
@@ -359,53 +417,4 @@ async function insertChunks(
       params,
     );
   }
-}
-
-// ---- one hub per running app -------------------------------------------------------------------
-
-const hubs = new WeakMap<Services, KnowledgeHub>();
-
-/**
- * The app's hub. Created on first use when startKnowledgeHub was not called (its thread is then
- * unref'd so it never holds the process open); startKnowledgeHub is the wired path.
- */
-export function hubFor(services: Services): KnowledgeHub {
-  let hub = hubs.get(services);
-  if (!hub) {
-    hub = new KnowledgeHub(services);
-    hub.index.unref();
-    hubs.set(services, hub);
-    hub.startSnapshots();
-    void hub.resumePending().catch(() => undefined);
-  }
-  return hub;
-}
-
-/**
- * Startup wiring: starts the index thread, resumes ingests a previous process left unfinished,
- * loads every project's index (snapshot first, persisted embeddings otherwise) in the background,
- * and snapshots changed indexes every 30 s. close() waits for running ingests, saves snapshots,
- * and stops the thread; call it before the pool and the database close.
- */
-export async function startKnowledgeHub(services: Services): Promise<{ hub: KnowledgeHub; ready: Promise<void>; close(): Promise<void> }> {
-  let hub = hubs.get(services);
-  if (!hub) {
-    hub = new KnowledgeHub(services);
-    hubs.set(services, hub);
-  }
-  hub.startSnapshots();
-  const h = hub;
-  const ready = (async () => {
-    await h.preload();
-    await h.resumePending();
-  })().catch((err) => services.log.error('kb startup failed', { error: err instanceof Error ? err.message : String(err) }));
-  return {
-    hub: h,
-    ready,
-    async close() {
-      await ready;
-      await h.close();
-      hubs.delete(services);
-    },
-  };
 }

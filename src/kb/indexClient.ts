@@ -39,11 +39,6 @@ export class IndexClient {
     this.worker.on('exit', (code) => fail(new IndexThreadError(`index thread exited with code ${code}`)));
   }
 
-  /** Lets the process exit while the thread is idle (lazily started hubs nobody closes). */
-  unref(): void {
-    this.worker.unref();
-  }
-
   private send<T>(req: IndexRequest, transfer: ArrayBuffer[] = []): Promise<T> {
     if (this.exited) return Promise.reject(this.exited);
     const id = this.nextId++;

@@ -2,7 +2,6 @@ import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { createProject } from '../../src/domain/accounts/projects.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import type { Plan } from '../../src/auth/plans.js';
-import { hubFor } from '../../src/kb/hub.js';
 import type { TestServer } from '../helpers/server.js';
 
 /** A user with a project and two keys bound to it, plus one unbound key. */
@@ -18,7 +17,7 @@ export async function makeTenant(server: TestServer, plan: Plan = 'pro', userId?
 
 /** Waits until every queued ingest of the app has finished. */
 export async function settle(server: TestServer): Promise<void> {
-  await hubFor(server.app.services).idle();
+  await server.app.services.knowledge.idle();
 }
 
 export const DOCS = {

@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnowledgeHub } from '../../src/kb/hub.js';
 import { jwtConfig, startIdp, type TestIdp } from '../accounts/helpers.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant, settle } from './helpers.js';
 
 let idp: TestIdp;
 let server: TestServer;
-let hub: Awaited<ReturnType<typeof startKnowledgeHub>>;
 
 beforeAll(async () => {
   idp = await startIdp();
   server = await startTestServer(jwtConfig(idp));
-  hub = await startKnowledgeHub(server.app.services);
 });
 afterAll(async () => {
-  await hub?.close();
   await server?.close();
   await idp?.close();
 });

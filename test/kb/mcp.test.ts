@@ -1,12 +1,10 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnowledgeHub } from '../../src/kb/hub.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { DOCS, makeTenant, settle } from './helpers.js';
 
 let server: TestServer;
-let hub: Awaited<ReturnType<typeof startKnowledgeHub>>;
 let t: Awaited<ReturnType<typeof makeTenant>>;
 let a: Client;
 let b: Client;
@@ -14,7 +12,6 @@ let unbound: Client;
 
 beforeAll(async () => {
   server = await startTestServer();
-  hub = await startKnowledgeHub(server.app.services);
   t = await makeTenant(server);
   a = await connectMcp(server.url, t.keyA);
   b = await connectMcp(server.url, t.keyB);
@@ -22,7 +19,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.allSettled([a?.close(), b?.close(), unbound?.close()]);
-  await hub?.close();
   await server?.close();
 });
 

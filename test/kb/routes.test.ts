@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnowledgeHub } from '../../src/kb/hub.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { DOCS, makeTenant, settle } from './helpers.js';
 
 let server: TestServer;
-let hub: Awaited<ReturnType<typeof startKnowledgeHub>>;
 let t: Awaited<ReturnType<typeof makeTenant>>;
 let other: Awaited<ReturnType<typeof makeTenant>>;
 
@@ -12,12 +10,10 @@ const kb = (project: string) => `/v1/projects/${project}/knowledge`;
 
 beforeAll(async () => {
   server = await startTestServer();
-  hub = await startKnowledgeHub(server.app.services);
   t = await makeTenant(server);
   other = await makeTenant(server);
 });
 afterAll(async () => {
-  await hub?.close();
   await server?.close();
 });
 
@@ -151,9 +147,7 @@ describe(`knowledge query (${DB_KIND})`, () => {
   });
 
   it('keeps answering after the index thread restarts (rebuilt from persisted embeddings)', async () => {
-    await hub.close();
-    hub = await startKnowledgeHub(server.app.services);
-    await hub.ready;
+    await server.app.services.knowledge.restart();
     const out = await query('specific impulse of liquid hydrogen engines', { limit: 2 });
     expect(out.results[0]!.item_id).toBe(rockets);
   });

@@ -2,7 +2,6 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startKnowledgeHub } from '../../src/kb/hub.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { DOCS, makeTenant, settle } from './helpers.js';
 
@@ -21,7 +20,7 @@ afterAll(async () => {
 
 describe(`index snapshots in DATA_DIR (${DB_KIND})`, () => {
   it('close() writes the snapshot; the next start serves from it, and catches up on changes made meanwhile', async () => {
-    let hub = await startKnowledgeHub(server.app.services);
+    const hub = server.app.services.knowledge;
     const t = await makeTenant(server);
     const kb = `/v1/projects/${t.projectId}/knowledge`;
     const first = await server.request('POST', `${kb}/items`, { body: { name: 'pg', text: DOCS.postgres }, key: t.keyA });
@@ -33,9 +32,9 @@ describe(`index snapshots in DATA_DIR (${DB_KIND})`, () => {
     await server.app.services.db.query('update kb_items set deleted_at = now() where id = $1', [first.json.item_id]);
     await server.app.services.db.query('update kb_index_state set generation = generation + 1 where project_id = $1', [t.projectId]);
 
-    hub = await startKnowledgeHub(server.app.services);
+    hub.start();
     await hub.ready;
-    const loaded = await hub.hub.index.info(t.projectId);
+    const loaded = await hub.index.info(t.projectId);
     expect(loaded.loaded).toBe(true);
     const second = await server.request('POST', `${kb}/items`, { body: { name: 'garden', text: DOCS.gardening }, key: t.keyA });
     await settle(server);

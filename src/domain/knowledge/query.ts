@@ -3,7 +3,6 @@
 // filter), fused by reciprocal rank fusion (k = 60).
 import type { Principal } from '../../auth/principal.js';
 import { unavailable } from '../errors.js';
-import { hubFor } from '../../kb/hub.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';
 import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/text/rrf.js';
@@ -70,7 +69,7 @@ export async function queryKnowledge(
   signal?: AbortSignal,
 ): Promise<{ results: QueryChunk[]; candidates: number; indexed_chunks: number }> {
   void signal;
-  const hub = hubFor(services);
+  const hub = services.knowledge;
   if (!(await hub.ensureIndex(projectId))) return { results: [], candidates: 0, indexed_chunks: 0 };
   let k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, input.limit * CANDIDATES_PER_RESULT));
   for (;;) {

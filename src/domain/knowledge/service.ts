@@ -2,7 +2,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Call } from '../call.js';
 import { invalid, notFound } from '../errors.js';
-import { hubFor } from '../../kb/hub.js';
 import type { Services } from '../../services.js';
 import { FetchRefusedError, fetchPublicHttps } from '../platform/ssrf.js';
 import {
@@ -80,14 +79,14 @@ export async function ingestItem(
       visibility,
     }),
   );
-  if (created.item.status === 'pending') hubFor(services).enqueue({ itemId: created.item.id, versionId: created.version.id });
+  if (created.item.status === 'pending') services.knowledge.enqueue({ itemId: created.item.id, versionId: created.version.id });
   return created;
 }
 
 export async function editAndIngest(services: Services, principal: Principal, projectId: string, itemId: string, edit: EditInput): Promise<{ item: ItemRow; newVersion: VersionRow | null }> {
   const out = await services.db.transaction((tx) => editItem(tx, principal, projectId, itemId, edit));
   if (out.newVersion) {
-    const hub = hubFor(services);
+    const hub = services.knowledge;
     if (out.item.status === 'pending') hub.enqueue({ itemId: out.item.id, versionId: out.newVersion.id });
     else await dropChunksOfOldVersions(services, projectId, out.item.id, out.newVersion.id);
   }
@@ -97,18 +96,18 @@ export async function editAndIngest(services: Services, principal: Principal, pr
 /** An edit to empty content: the previous version's chunks leave the index now. */
 async function dropChunksOfOldVersions(services: Services, projectId: string, itemId: string, versionId: string): Promise<void> {
   const rows = await services.db.query<{ label: number }>('delete from kb_chunks where item_id = $1 and version_id <> $2 returning label', [itemId, versionId]);
-  await hubFor(services).afterDelete(projectId, rows.map((r) => r.label));
+  await services.knowledge.afterDelete(projectId, rows.map((r) => r.label));
 }
 
 export async function deleteItem(services: Services, principal: Principal, projectId: string, itemId: string): Promise<ItemRow> {
   const { item, labels } = await services.db.transaction((tx) => softDeleteItem(tx, principal, projectId, itemId));
-  await hubFor(services).afterDelete(projectId, labels);
+  await services.knowledge.afterDelete(projectId, labels);
   return item;
 }
 
 export async function reindexItem(services: Services, principal: Principal, projectId: string, itemId: string): Promise<{ item: ItemRow; version: VersionRow }> {
   const out = await services.db.transaction((tx) => newReindexVersion(tx, principal, projectId, itemId));
-  if (out.item.status === 'pending') hubFor(services).enqueue({ itemId: out.item.id, versionId: out.version.id });
+  if (out.item.status === 'pending') services.knowledge.enqueue({ itemId: out.item.id, versionId: out.version.id });
   else await dropChunksOfOldVersions(services, projectId, out.item.id, out.version.id);
   return out;
 }
