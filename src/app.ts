@@ -5,7 +5,8 @@ import { startRevocationBus } from './auth/revocation.js';
 import { connectRedis } from './lib/redis.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/accounts/bootstrap.js';
-import { startCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
+import { startMeterSync } from './domain/commerce/billing.js';
+import { createCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
 import { KnowledgeHub } from './kb/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
@@ -30,7 +31,7 @@ export interface RunningApp {
 }
 
 export interface AppOptions {
-  /** Commerce provider settings over the environment's (tests point them at local sinks). */
+  /** Commerce provider settings over config.commerce (tests point them at local sinks). */
   commerce?: Partial<CommerceSettings>;
 }
 
@@ -66,19 +67,21 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     });
     const background = new BackgroundTasks(log);
     opened.push(() => background.drain());
+    const breakers: CircuitBreaker[] = [dbBreaker];
+    // Provider clients, their breakers (added to `breakers`, shown in diagnostics) and the outbox sender.
+    const commerce = await createCommerce({ db, log, breakers }, { ...config.commerce, ...options.commerce });
+    opened.push(() => commerce.close());
     // Built now, started once HTTP listens (below).
     const knowledge = new KnowledgeHub({ db, pool, log }, config.dataDir);
     const services: Services = {
-      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, knowledge,
-      breakers: [dbBreaker],
+      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge,
       startedAt: Date.now(),
     };
+    const meterSync = startMeterSync(services);
+    opened.push(async () => meterSync.stop());
     const mcpSessions = new SessionStore(services, config.mcpSessions);
     opened.push(() => mcpSessions.closeAll());
     const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
-    // Provider clients, their breakers (shown in diagnostics) and the outbox sender.
-    const commerce = await startCommerce(services, options.commerce);
-    opened.push(() => commerce.close());
     const http = await startHttpServer(allRoutes, services, {
       host: config.host,
       port: config.port,

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { packageRoot } from './lib/root.js';
 import { DEFAULT_RATE_LIMITS } from './auth/rateLimit.js';
 import type { Plan } from './auth/plans.js';
+import type { CommerceSettings } from './domain/commerce/commerce.js';
+import { DEFAULT_BILLING_PRICING, type BillingPricing } from './domain/commerce/pricing.js';
 
 export interface Config {
   host: string;
@@ -40,6 +42,10 @@ export interface Config {
   mcpSseResponses: boolean;
   /** Public base URL used in discovery documents (agent card, OAuth metadata). */
   publicUrl: string | null;
+  /** X-Internal-Token expected by /internal/* (INTERNAL_TOKEN); null closes those routes. */
+  internalToken: string | null;
+  /** Billing and email providers, outbox, meter sync, payment secrets, overage pricing. */
+  commerce: CommerceSettings;
   version: string;
 }
 
@@ -49,6 +55,74 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
   return value;
+}
+
+function text(env: NodeJS.ProcessEnv, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+/** Billing amounts keep their historical leniency: a value that is not a non-negative integer falls back to the default. */
+function lenientInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+function billingPricing(env: NodeJS.ProcessEnv): BillingPricing {
+  const d = DEFAULT_BILLING_PRICING;
+  return {
+    freeIncludedUnits: lenientInt(env, 'BILLING_FREE_INCLUDED_UNITS', d.freeIncludedUnits),
+    pro: {
+      included_units: lenientInt(env, 'BILLING_PRO_INCLUDED_UNITS', d.pro.included_units),
+      unit_amount_cents: lenientInt(env, 'BILLING_PRO_UNIT_CENTS', d.pro.unit_amount_cents),
+      cap_cents: lenientInt(env, 'BILLING_PRO_CAP_CENTS', d.pro.cap_cents),
+    },
+    team: {
+      included_units: lenientInt(env, 'BILLING_TEAM_INCLUDED_UNITS', d.team.included_units),
+      unit_amount_cents: lenientInt(env, 'BILLING_TEAM_UNIT_CENTS', d.team.unit_amount_cents),
+      cap_cents: lenientInt(env, 'BILLING_TEAM_CAP_CENTS', d.team.cap_cents),
+    },
+  };
+}
+
+/** The commerce area's settings (docs/commerce.md); tests override parts through AppOptions.commerce. */
+export function commerceSettings(env: NodeJS.ProcessEnv): CommerceSettings {
+  const secret = text(env, 'STRIPE_SECRET_KEY');
+  const base = text(env, 'STRIPE_API_BASE') ?? (secret ? 'https://api.stripe.com' : null);
+  const publicUrl = (text(env, 'PUBLIC_URL') ?? 'http://localhost:8080').replace(/\/$/, '');
+  return {
+    stripeApiBase: base,
+    stripeSecretKey: secret,
+    stripeWebhookSecret: text(env, 'STRIPE_WEBHOOK_SECRET'),
+    stripePricePro: text(env, 'STRIPE_PRICE_PRO') ?? 'price_local_pro',
+    stripePriceProMetered: text(env, 'STRIPE_PRICE_PRO_METERED'),
+    stripePriceTeam: text(env, 'STRIPE_PRICE_TEAM') ?? 'price_local_team',
+    stripeMeterId: text(env, 'STRIPE_METER_ID') ?? 'mtr_local_compressions',
+    stripeMeterEventName: text(env, 'STRIPE_METER_EVENT_NAME') ?? 'gc_compressions',
+    localStripePort: int(env, 'LOCAL_STRIPE_PORT', 0),
+    checkoutSuccessUrl: text(env, 'BILLING_SUCCESS_URL') ?? `${publicUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
+    checkoutCancelUrl: text(env, 'BILLING_CANCEL_URL') ?? `${publicUrl}/billing/cancel`,
+    portalReturnUrl: text(env, 'BILLING_PORTAL_RETURN_URL') ?? `${publicUrl}/billing`,
+    smtpUrl: text(env, 'SMTP_URL'),
+    mailFrom: text(env, 'MAIL_FROM') ?? 'Semantic Compression <no-reply@localhost>',
+    salesInbox: text(env, 'SALES_INBOX') ?? 'sales@localhost',
+    identityWebhookSecret: text(env, 'IDENTITY_WEBHOOK_SECRET'),
+    outboxPollMs: int(env, 'OUTBOX_POLL_MS', 1000),
+    outboxBackoffBaseMs: int(env, 'OUTBOX_BACKOFF_BASE_MS', 2000),
+    outboxBackoffMaxMs: int(env, 'OUTBOX_BACKOFF_MAX_MS', 15 * 60_000),
+    outboxMaxAttempts: int(env, 'OUTBOX_MAX_ATTEMPTS', 20),
+    meterSyncMs: int(env, 'METER_SYNC_MS', 60_000),
+    breakerThreshold: int(env, 'PROVIDER_BREAKER_THRESHOLD', 5),
+    breakerCoolDownMs: int(env, 'PROVIDER_BREAKER_COOLDOWN_MS', 30_000),
+    paymentSecrets: {
+      x402: text(env, 'PAYMENT_SECRET_X402'),
+      stripe_acp: text(env, 'PAYMENT_SECRET_STRIPE_ACP'),
+      skyfire: text(env, 'PAYMENT_SECRET_SKYFIRE'),
+    },
+    pricing: billingPricing(env),
+  };
 }
 
 export function packageVersion(): string {
@@ -79,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtIssuer: env.JWT_ISSUER || null,
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
+    internalToken: env.INTERNAL_TOKEN || null,
+    commerce: commerceSettings(env),
     mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',
     mcpSessions: {
       maxSessions: Math.max(1, int(env, 'MCP_MAX_SESSIONS', 5000)),

@@ -9,6 +9,7 @@ import type { ComputePool } from './pool/pool.js';
 import type { Db } from './store/db.js';
 import type { BackgroundTasks } from './lib/background.js';
 import type { CircuitBreaker } from './lib/breaker.js';
+import type { Commerce } from './domain/commerce/commerce.js';
 import type { KnowledgeHub } from './kb/hub.js';
 
 /** What a request handler may reach; built once in app.ts. */
@@ -24,6 +25,8 @@ export interface Services {
   log: Logger;
   background: BackgroundTasks;
   breakers: CircuitBreaker[];
+  /** Billing and email providers, outbox (created by app.ts from config.commerce). */
+  commerce: Commerce;
   /** Knowledge Hub runtime: index thread, index sync, ingest queue (started by app.ts once HTTP listens). */
   knowledge: KnowledgeHub;
   startedAt: number;

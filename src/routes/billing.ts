@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { audit, type AuditTarget } from '../domain/accounts/audit.js';
-import { computeOverage, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/commerce/billing.js';
-import { getCommerce } from '../domain/commerce/commerce.js';
+import { computeOverage, planPricing, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/commerce/billing.js';
 import { httpReplyOf } from '../http/errors.js';
 import { invalid } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
@@ -41,8 +40,7 @@ export const billingRoutes = [
     async handler({ services, principal, body, requestId }) {
       return audited(services, principal, 'billing.checkout', requestId, (r) => ({ type: 'checkout_session', id: r.session_id }), async () => {
         if (body.plan !== 'pro') throw invalid(`Invalid plan '${body.plan}'. Only 'pro' can be purchased through checkout`);
-        const commerce = await getCommerce(services);
-        return createCheckout(services, commerce, principal, 'pro');
+        return createCheckout(services, services.commerce, principal, 'pro');
       }, { plan: body.plan }).then((r) => ({ body: r }));
     },
   }),
@@ -52,7 +50,7 @@ export const billingRoutes = [
     auth: 'key',
     async handler({ services, principal, requestId }) {
       const result = await audited(services, principal, 'billing.portal', requestId, () => ({ type: 'billing_portal' }), async () =>
-        createPortal(services, await getCommerce(services), principal),
+        createPortal(services, services.commerce, principal),
       );
       return { body: result };
     },
@@ -62,7 +60,7 @@ export const billingRoutes = [
     path: '/v1/billing/orders',
     auth: 'key',
     async handler({ services, principal }) {
-      return { body: await listOrders(services, await getCommerce(services), principal) };
+      return { body: await listOrders(services, services.commerce, principal) };
     },
   }),
   defineRoute({
@@ -70,7 +68,7 @@ export const billingRoutes = [
     path: '/v1/billing/subscription',
     auth: 'key',
     async handler({ services, principal }) {
-      return { body: await subscriptionInfo(services, await getCommerce(services), principal) };
+      return { body: await subscriptionInfo(services, services.commerce, principal) };
     },
   }),
   defineRoute({
@@ -78,7 +76,7 @@ export const billingRoutes = [
     path: '/v1/billing/meter-usage',
     auth: 'key',
     async handler({ services, principal }) {
-      return { body: await meterUsage(services, await getCommerce(services), principal) };
+      return { body: await meterUsage(services, services.commerce, principal) };
     },
   }),
   // OveragePreviewResponse from the locally recorded usage of the current period (no provider call).
@@ -89,8 +87,9 @@ export const billingRoutes = [
     async handler({ services, principal }) {
       const period = currentPeriod();
       const used = await usedUnits(services.db, principal.userId, period);
+      const pricing = planPricing(principal.plan, services.commerce.settings.pricing);
       return {
-        body: { ...computeOverage(principal.plan, used), period_start: period.start.toISOString(), period_end: period.end.toISOString() },
+        body: { ...computeOverage(principal.plan, used, pricing), period_start: period.start.toISOString(), period_end: period.end.toISOString() },
       };
     },
   }),

@@ -13,7 +13,7 @@ export const internalRoutes: RouteSpec<any, any>[] = [
     path: '/internal/benchmark-aggregate',
     auth: 'public',
     async handler({ services, headers }) {
-      if (!internalTokenMatches(headers['x-internal-token'])) throw unauthorized('Missing or invalid X-Internal-Token');
+      if (!internalTokenMatches(headers['x-internal-token'], services.config.internalToken)) throw unauthorized('Missing or invalid X-Internal-Token');
       const rows = await aggregateBenchmarks(services.db);
       return { body: { data: rows, groups: rows.length, runs: rows.reduce((s, r) => s + r.runs, 0), generated_at: new Date().toISOString() } };
     },

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { audit } from '../domain/accounts/audit.js';
-import { getCommerce } from '../domain/commerce/commerce.js';
 import { createLead } from '../domain/commerce/leads.js';
 import { defineRoute } from '../http/route.js';
 
@@ -23,7 +22,7 @@ export const leadRoutes = [
     auth: 'key',
     body: CreateLeadBody,
     async handler({ services, principal, body, requestId }) {
-      const commerce = await getCommerce(services);
+      const commerce = services.commerce;
       const { lead } = await createLead(services.db, principal.userId, body, commerce.settings.salesInbox);
       void commerce.outbox.drainOnce().catch(() => 0);
       await audit(services, principal, 'lead.create', { type: 'lead', id: lead.id }, 'success', { requestId, detail: { plan_interest: lead.plan_interest } });

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { audit } from '../domain/accounts/audit.js';
-import { getCommerce } from '../domain/commerce/commerce.js';
 import { checkLicense, generateLicense } from '../domain/commerce/licenses.js';
 import { recordMeteringReport } from '../domain/commerce/metering.js';
 import { HttpError } from '../http/errors.js';
@@ -42,7 +41,7 @@ export const licenseRoutes = [
     plan: 'enterprise',
     body: GenerateLicenseBody,
     async handler({ services, principal, body, requestId }) {
-      const commerce = await getCommerce(services);
+      const commerce = services.commerce;
       const license = await generateLicense(services.db, principal.userId, body);
       void commerce.outbox.drainOnce().catch(() => 0);
       await audit(services, principal, 'license.generate', { type: 'license', id: license.license_id }, 'success', {

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { audit } from '../domain/accounts/audit.js';
 import { applyStripeEvent, type StripeEvent } from '../domain/commerce/billing.js';
-import { getCommerce } from '../domain/commerce/commerce.js';
 import { claimReferral } from '../domain/commerce/referrals.js';
 import { upsertExternalUser } from '../domain/accounts/users.js';
 import { HttpError } from '../http/errors.js';
@@ -58,7 +57,7 @@ export const webhookRoutes = [
     auth: 'public',
     body: z.unknown(),
     async handler(ctx) {
-      const commerce = await getCommerce(ctx.services);
+      const commerce = ctx.services.commerce;
       const secret = commerce.stripeWebhookSecret;
       if (!secret) throw unavailable('Billing webhooks are not configured (STRIPE_WEBHOOK_SECRET)', 60);
       const header = ctx.headers['stripe-signature'];
@@ -77,7 +76,7 @@ export const webhookRoutes = [
     auth: 'public',
     body: z.unknown(),
     async handler(ctx) {
-      const commerce = await getCommerce(ctx.services);
+      const commerce = ctx.services.commerce;
       const secret = commerce.settings.identityWebhookSecret;
       if (!secret) throw unavailable('Identity webhooks are not configured (IDENTITY_WEBHOOK_SECRET)', 60);
       const check = verifySvix(secret, ctx.headers, signedPayloads(ctx));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { syncMeters } from '../../src/domain/commerce/billing.js';
 import { signStripePayload } from '../../src/providers/stripe.js';
 import { DB_KIND, type TestServer } from '../helpers/server.js';
@@ -8,16 +9,12 @@ let cs: CommerceServer;
 let server: TestServer;
 
 beforeAll(async () => {
-  process.env.BILLING_PRO_INCLUDED_UNITS = '3';
-  process.env.BILLING_PRO_UNIT_CENTS = '7';
-  process.env.BILLING_PRO_CAP_CENTS = '20';
-  cs = await startCommerceServer();
+  // As BILLING_PRO_INCLUDED_UNITS=3, BILLING_PRO_UNIT_CENTS=7, BILLING_PRO_CAP_CENTS=20 would set them.
+  const pricing = loadConfig({ BILLING_PRO_INCLUDED_UNITS: '3', BILLING_PRO_UNIT_CENTS: '7', BILLING_PRO_CAP_CENTS: '20' }).commerce.pricing;
+  cs = await startCommerceServer({ pricing });
   server = cs.server;
 });
 afterAll(async () => {
-  delete process.env.BILLING_PRO_INCLUDED_UNITS;
-  delete process.env.BILLING_PRO_UNIT_CENTS;
-  delete process.env.BILLING_PRO_CAP_CENTS;
   await cs?.close();
 });
 

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { Plan } from '../../src/auth/plans.js';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { startCommerce, type Commerce, type CommerceSettings } from '../../src/domain/commerce/commerce.js';
+import type { Commerce, CommerceSettings } from '../../src/domain/commerce/commerce.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 
@@ -15,7 +15,7 @@ export interface CommerceServer {
   close(): Promise<void>;
 }
 
-/** A real server plus the commerce area, with fast outbox/breaker timings for tests. */
+/** A real server whose commerce area (services.commerce) has fast outbox/breaker timings for tests. */
 export async function startCommerceServer(overrides: Partial<CommerceSettings> = {}): Promise<CommerceServer> {
   const settings: Partial<CommerceSettings> = {
     stripeApiBase: null,
@@ -34,12 +34,11 @@ export async function startCommerceServer(overrides: Partial<CommerceSettings> =
     ...overrides,
   };
   const server = await startTestServer({}, { commerce: settings });
-  const commerce = await startCommerce(server.app.services);
+  const commerce = server.app.services.commerce;
   return {
     server,
     commerce,
     async close() {
-      await commerce.close();
       await server.close();
     },
   };

@@ -10,7 +10,6 @@ let server: TestServer;
 let client: Client;
 let freeKey: string;
 let freeUserId: string;
-const savedToken = process.env.INTERNAL_TOKEN;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -24,8 +23,7 @@ afterAll(async () => {
   await server?.close();
 });
 afterEach(() => {
-  if (savedToken === undefined) delete process.env.INTERNAL_TOKEN;
-  else process.env.INTERNAL_TOKEN = savedToken;
+  if (server) server.app.services.config.internalToken = null;
 });
 
 describe(`gc_session_summary (${DB_KIND})`, () => {
@@ -106,10 +104,11 @@ describe(`gc_submit_benchmark and the aggregate (${DB_KIND})`, () => {
   });
 
   it('serves the aggregate only with the right X-Internal-Token', async () => {
-    delete process.env.INTERNAL_TOKEN;
+    // INTERNAL_TOKEN unset, then set (config.internalToken is what loadConfig reads it into).
+    server.app.services.config.internalToken = null;
     expect((await server.request('GET', '/internal/benchmark-aggregate', { key: null })).status).toBe(401);
     expect((await server.request('GET', '/internal/benchmark-aggregate', { key: null, headers: { 'x-internal-token': '' } })).status).toBe(401);
-    process.env.INTERNAL_TOKEN = 'sekrit-token-for-tests';
+    server.app.services.config.internalToken = 'sekrit-token-for-tests';
     expect((await server.request('GET', '/internal/benchmark-aggregate', { key: null })).status).toBe(401);
     expect((await server.request('GET', '/internal/benchmark-aggregate', { key: null, headers: { 'x-internal-token': 'wrong' } })).status).toBe(401);
     const res = await server.request('GET', '/internal/benchmark-aggregate', { key: null, headers: { 'x-internal-token': 'sekrit-token-for-tests' } });

@@ -6,43 +6,24 @@ import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { audit } from '../accounts/audit.js';
 import type { Commerce } from './commerce.js';
+import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
 
 // ---------------------------------------------------------------------------------------------
 // Overage math (spec): Pro and Team: overage = max(0, used - included); cost = overage x
 // unit_amount_cents; billed = min(cost, cap). Free: zero overage. Enterprise: zero cost, included -1.
 // ---------------------------------------------------------------------------------------------
 
-export interface PlanPricing {
-  /** Compressions included per billing period; -1 = unlimited. */
-  included_units: number;
-  unit_amount_cents: number;
-  cap_cents: number;
-}
+export type { PlanPricing } from './pricing.js';
 
-function envInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-
-/** Per-plan overage pricing; Pro and Team values can be changed through env (docs/commerce.md). */
-export function planPricing(plan: Plan): PlanPricing {
+/** Per-plan overage pricing; Pro and Team values come from the configuration (commerce.pricing, docs/commerce.md). */
+export function planPricing(plan: Plan, pricing: BillingPricing = DEFAULT_BILLING_PRICING): PlanPricing {
   switch (plan) {
     case 'free':
-      return { included_units: envInt('BILLING_FREE_INCLUDED_UNITS', 1000), unit_amount_cents: 0, cap_cents: 0 };
+      return { included_units: pricing.freeIncludedUnits, unit_amount_cents: 0, cap_cents: 0 };
     case 'pro':
-      return {
-        included_units: envInt('BILLING_PRO_INCLUDED_UNITS', 10_000),
-        unit_amount_cents: envInt('BILLING_PRO_UNIT_CENTS', 1),
-        cap_cents: envInt('BILLING_PRO_CAP_CENTS', 5_000),
-      };
+      return { ...pricing.pro };
     case 'team':
-      return {
-        included_units: envInt('BILLING_TEAM_INCLUDED_UNITS', 50_000),
-        unit_amount_cents: envInt('BILLING_TEAM_UNIT_CENTS', 1),
-        cap_cents: envInt('BILLING_TEAM_CAP_CENTS', 20_000),
-      };
+      return { ...pricing.team };
     case 'enterprise':
       return { included_units: -1, unit_amount_cents: 0, cap_cents: 0 };
   }
@@ -238,7 +219,7 @@ export async function meterUsage(services: Services, commerce: Commerce, princip
  * Pushes each paying customer's usage delta to the provider's meter. The identifier makes a
  * retried push idempotent at the provider; the reported total only advances after success.
  */
-export async function syncMeters(services: Services, commerce: Commerce): Promise<number> {
+export async function syncMeters(services: Pick<Services, 'db'>, commerce: Commerce): Promise<number> {
   const period = currentPeriod();
   const users = await services.db.query<{ id: string; billing_customer_id: string }>(
     `select id, billing_customer_id from users where billing_customer_id is not null and plan in ('pro', 'team', 'enterprise')`,
@@ -272,6 +253,21 @@ export async function syncMeters(services: Services, commerce: Commerce): Promis
     pushed++;
   }
   return pushed;
+}
+
+/**
+ * The periodic meter sync (every commerce.settings.meterSyncMs; 0 disables it), wired by app.ts
+ * once the services exist; stop() clears the timer. A failed round is logged and retried next tick.
+ */
+export function startMeterSync(services: Pick<Services, 'db' | 'log' | 'commerce'>): { stop(): void } {
+  const { commerce, log } = services;
+  const every = commerce.settings.meterSyncMs;
+  if (every <= 0) return { stop() {} };
+  const timer = setInterval(() => {
+    void syncMeters(services, commerce).catch((err) => log.error('meter sync failed', { error: (err as Error).message }));
+  }, every);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 // ---------------------------------------------------------------------------------------------

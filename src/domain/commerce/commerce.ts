@@ -4,13 +4,14 @@ import { localEmailProvider, smtpProvider, type EmailProvider } from '../../prov
 import { LocalStripe } from '../../providers/localStripe.js';
 import { StripeClient } from '../../providers/stripe.js';
 import type { Services } from '../../services.js';
+import type { BillingPricing } from './pricing.js';
 import { OutboxSender } from './outbox.js';
 
 /**
  * Everything the commerce area holds between requests: provider clients, their circuit breakers,
- * the local providers (defaults), the outbox sender. One per Services instance. startCommerce()
- * is meant to be called once at startup; routes call getCommerce(), which starts it lazily if the
- * startup call was not wired.
+ * the local providers (defaults), the outbox sender. app.ts creates one with createCommerce() before
+ * the Services object and hands it over as services.commerce; its settings come from the
+ * configuration (config.commerce, read from the environment in config.ts only).
  */
 
 export interface CommerceSettings {
@@ -42,55 +43,8 @@ export interface CommerceSettings {
   breakerCoolDownMs: number;
   /** Shared secrets (HMAC) per payment facilitator; a missing secret leaves events unverified. */
   paymentSecrets: Record<string, string | null>;
-}
-
-function env(name: string): string | null {
-  const v = process.env[name];
-  return v === undefined || v === '' ? null : v;
-}
-
-function envInt(name: string, fallback: number): number {
-  const raw = env(name);
-  if (raw === null) return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got '${raw}'`);
-  return n;
-}
-
-export function settingsFromEnv(): CommerceSettings {
-  const secret = env('STRIPE_SECRET_KEY');
-  const base = env('STRIPE_API_BASE') ?? (secret ? 'https://api.stripe.com' : null);
-  const publicUrl = (env('PUBLIC_URL') ?? 'http://localhost:8080').replace(/\/$/, '');
-  return {
-    stripeApiBase: base,
-    stripeSecretKey: secret,
-    stripeWebhookSecret: env('STRIPE_WEBHOOK_SECRET'),
-    stripePricePro: env('STRIPE_PRICE_PRO') ?? 'price_local_pro',
-    stripePriceProMetered: env('STRIPE_PRICE_PRO_METERED'),
-    stripePriceTeam: env('STRIPE_PRICE_TEAM') ?? 'price_local_team',
-    stripeMeterId: env('STRIPE_METER_ID') ?? 'mtr_local_compressions',
-    stripeMeterEventName: env('STRIPE_METER_EVENT_NAME') ?? 'gc_compressions',
-    localStripePort: envInt('LOCAL_STRIPE_PORT', 0),
-    checkoutSuccessUrl: env('BILLING_SUCCESS_URL') ?? `${publicUrl}/billing/success?session_id={CHECKOUT_SESSION_ID}`,
-    checkoutCancelUrl: env('BILLING_CANCEL_URL') ?? `${publicUrl}/billing/cancel`,
-    portalReturnUrl: env('BILLING_PORTAL_RETURN_URL') ?? `${publicUrl}/billing`,
-    smtpUrl: env('SMTP_URL'),
-    mailFrom: env('MAIL_FROM') ?? 'Semantic Compression <no-reply@localhost>',
-    salesInbox: env('SALES_INBOX') ?? 'sales@localhost',
-    identityWebhookSecret: env('IDENTITY_WEBHOOK_SECRET'),
-    outboxPollMs: envInt('OUTBOX_POLL_MS', 1000),
-    outboxBackoffBaseMs: envInt('OUTBOX_BACKOFF_BASE_MS', 2000),
-    outboxBackoffMaxMs: envInt('OUTBOX_BACKOFF_MAX_MS', 15 * 60_000),
-    outboxMaxAttempts: envInt('OUTBOX_MAX_ATTEMPTS', 20),
-    meterSyncMs: envInt('METER_SYNC_MS', 60_000),
-    breakerThreshold: envInt('PROVIDER_BREAKER_THRESHOLD', 5),
-    breakerCoolDownMs: envInt('PROVIDER_BREAKER_COOLDOWN_MS', 30_000),
-    paymentSecrets: {
-      x402: env('PAYMENT_SECRET_X402'),
-      stripe_acp: env('PAYMENT_SECRET_STRIPE_ACP'),
-      skyfire: env('PAYMENT_SECRET_SKYFIRE'),
-    },
-  };
+  /** Overage pricing (BILLING_FREE_INCLUDED_UNITS, BILLING_PRO_*, BILLING_TEAM_*). */
+  pricing: BillingPricing;
 }
 
 export interface Commerce {
@@ -106,34 +60,21 @@ export interface Commerce {
   close(): Promise<void>;
 }
 
-const started = new WeakMap<Services, Promise<Commerce>>();
+/** What creating the commerce area needs; it is built before the Services object. */
+export type CommerceDeps = Pick<Services, 'db' | 'log' | 'breakers'>;
 
 /**
- * Starts the commerce area once per Services: local providers (unless real ones are configured),
- * the outbox sender, the meter sync; registers the provider breakers in services.breakers so
- * /health/diagnostics shows them. Later calls return the same instance.
+ * Starts the commerce area: local providers (unless real ones are configured) and the outbox
+ * sender; registers the provider breakers in deps.breakers so /health/diagnostics shows them.
+ * The periodic meter sync is started separately (startMeterSync in billing.ts, wired by app.ts).
  */
-export function startCommerce(services: Services, overrides: Partial<CommerceSettings> = {}): Promise<Commerce> {
-  let commerce = started.get(services);
-  if (!commerce) {
-    commerce = create(services, { ...settingsFromEnv(), ...overrides }).catch((err) => {
-      started.delete(services);
-      throw err;
-    });
-    started.set(services, commerce);
-  }
-  return commerce;
-}
-
-export const getCommerce = (services: Services): Promise<Commerce> => startCommerce(services);
-
-async function create(services: Services, settings: CommerceSettings): Promise<Commerce> {
+export async function createCommerce(deps: CommerceDeps, settings: CommerceSettings): Promise<Commerce> {
   const billingBreaker = new CircuitBreaker('billing_provider', settings.breakerThreshold, settings.breakerCoolDownMs);
   const emailBreaker = new CircuitBreaker('email_provider', settings.breakerThreshold, settings.breakerCoolDownMs);
   for (const b of [billingBreaker, emailBreaker]) {
-    const i = services.breakers.findIndex((x) => x.name === b.name);
-    if (i >= 0) services.breakers.splice(i, 1, b);
-    else services.breakers.push(b);
+    const i = deps.breakers.findIndex((x) => x.name === b.name);
+    if (i >= 0) deps.breakers.splice(i, 1, b);
+    else deps.breakers.push(b);
   }
 
   let localStripe: LocalStripe | null = null;
@@ -154,9 +95,9 @@ async function create(services: Services, settings: CommerceSettings): Promise<C
   }
   const stripe = new StripeClient({ baseUrl, secretKey: secretKey ?? '', breaker: billingBreaker });
 
-  const email = settings.smtpUrl ? smtpProvider(settings.smtpUrl, settings.mailFrom) : localEmailProvider(services.db);
+  const email = settings.smtpUrl ? smtpProvider(settings.smtpUrl, settings.mailFrom) : localEmailProvider(deps.db);
   const outbox = new OutboxSender(
-    services.db,
+    deps.db,
     email,
     emailBreaker,
     {
@@ -165,11 +106,11 @@ async function create(services: Services, settings: CommerceSettings): Promise<C
       backoffMaxMs: settings.outboxBackoffMaxMs,
       maxAttempts: settings.outboxMaxAttempts,
     },
-    services.log,
+    deps.log,
   );
   outbox.start();
 
-  const commerce: Commerce = {
+  return {
     settings,
     stripe,
     localStripe,
@@ -178,20 +119,9 @@ async function create(services: Services, settings: CommerceSettings): Promise<C
     outbox,
     breakers: { billing: billingBreaker, email: emailBreaker },
     async close() {
-      clearInterval(meterTimer);
       await outbox.stop();
       await email.close();
       await localStripe?.stop();
     },
   };
-
-  let meterTimer: NodeJS.Timeout | undefined;
-  if (settings.meterSyncMs > 0) {
-    const { syncMeters } = await import('./billing.js');
-    meterTimer = setInterval(() => {
-      void syncMeters(services, commerce).catch((err) => services.log.error('meter sync failed', { error: (err as Error).message }));
-    }, settings.meterSyncMs);
-    meterTimer.unref();
-  }
-  return commerce;
 }

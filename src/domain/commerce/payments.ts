@@ -2,7 +2,6 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
-import { settingsFromEnv } from './commerce.js';
 
 /**
  * Payment-signature headers on /v1/compress and /v1/compress-code (the spec leaves the names
@@ -66,11 +65,11 @@ export function parsePaymentHeaders(
  * not. Idempotent per (facilitator, payment_id). Never throws for a bad header: the outcome says why.
  */
 export async function recordPaymentSignature(
-  services: Pick<Services, 'db'>,
+  services: Pick<Services, 'db' | 'commerce'>,
   principal: Principal,
   headers: Record<string, string>,
   tokensSaved: number,
-  secrets: Record<string, string | null> = settingsFromEnv().paymentSecrets,
+  secrets: Record<string, string | null> = services.commerce.settings.paymentSecrets,
 ): Promise<PaymentOutcome | null> {
   const parsed = parsePaymentHeaders(headers, secrets);
   if (!parsed) return null;
@@ -137,7 +136,7 @@ export async function reconciliation(db: Queryable, q: ReconciliationQuery) {
  * does not parse or verify is logged and not recorded.
  */
 export function recordPaymentInBackground(
-  services: Pick<Services, 'db' | 'background' | 'log'>,
+  services: Pick<Services, 'db' | 'background' | 'log' | 'commerce'>,
   principal: Principal,
   headers: Record<string, string>,
   tokensSaved: number,

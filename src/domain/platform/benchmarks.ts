@@ -108,8 +108,8 @@ export async function aggregateBenchmarks(db: Queryable): Promise<AggregateRow[]
   }));
 }
 
-/** Constant-time comparison of the X-Internal-Token header with INTERNAL_TOKEN (read at call time); unset token = always false. */
-export function internalTokenMatches(given: string | undefined, expected = process.env.INTERNAL_TOKEN): boolean {
+/** Constant-time comparison of the X-Internal-Token header with the configured INTERNAL_TOKEN (config.internalToken); unset token = always false. */
+export function internalTokenMatches(given: string | undefined, expected: string | null | undefined): boolean {
   if (!expected || !given) return false;
   // Hash both sides so lengths are equal and the comparison time does not depend on the input.
   const a = createHash('sha256').update(given).digest();
