@@ -40,8 +40,13 @@ export interface Config {
   maxInflightBodyBytes: number;
   /** MCP POST answers as SSE streams instead of single JSON bodies (the GET stream is SSE either way). */
   mcpSseResponses: boolean;
-  /** Public base URL used in discovery documents (agent card, OAuth metadata). */
+  /** Public base URL used in discovery documents (agent card, OAuth metadata) and signed upload URLs. */
   publicUrl: string | null;
+  /**
+   * Without publicUrl: the request hosts (Host / X-Forwarded-Host, `host[:port]`, lower case) that may
+   * become the public base URL (PUBLIC_HOSTS, comma-separated). Loopback hosts are always accepted.
+   */
+  publicHosts: string[];
   /** X-Internal-Token expected by /internal/* (INTERNAL_TOKEN); null closes those routes. */
   internalToken: string | null;
   /** Billing and email providers, outbox, meter sync, payment secrets, overage pricing. */
@@ -68,6 +73,13 @@ function lenientInt(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
   return Number.isInteger(n) && n >= 0 ? n : fallback;
+}
+
+function list(env: NodeJS.ProcessEnv, name: string): string[] {
+  return (env[name] ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 }
 
 function billingPricing(env: NodeJS.ProcessEnv): BillingPricing {
@@ -153,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtIssuer: env.JWT_ISSUER || null,
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
+    publicHosts: list(env, 'PUBLIC_HOSTS'),
     internalToken: env.INTERNAL_TOKEN || null,
     commerce: commerceSettings(env),
     mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',

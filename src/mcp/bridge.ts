@@ -6,9 +6,9 @@ import { DomainError } from '../domain/errors.js';
 import { HttpError, httpReplyOf } from '../http/errors.js';
 import { parseJsonBody } from '../http/jsonBody.js';
 import { BodyReader, declaredLength, writeReply } from '../http/io.js';
+import { publicBaseUrl } from '../http/publicUrl.js';
 import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
-import { baseUrl } from '../routes/discovery.js';
 import type { Services } from '../services.js';
 import { mcpResource, scopeShortfall } from './oauth.js';
 import type { McpEntry, SessionStore } from './sessions.js';
@@ -54,7 +54,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       });
 
     async function handle(): Promise<void> {
-      const base = baseUrl(services, headers);
+      const base = publicBaseUrl(services.config, headers);
       const resource = mcpResource(base);
       const metadata = `${base}/.well-known/oauth-protected-resource`;
       let principal: Principal;

@@ -8,6 +8,7 @@ import {
 } from '../domain/knowledge/service.js';
 import { completeUpload, issueUpload, receiveUpload, UPLOAD_MAX_BYTES, uploadResponse } from '../domain/knowledge/uploads.js';
 import { invalidInput } from '../domain/errors.js';
+import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
 
 const P = '/v1/projects/:project_id/knowledge';
@@ -100,12 +101,6 @@ function parseFilter(raw: string | undefined, where: 'query' | 'body'): Record<s
 
 async function project(ctx: RequestContext<any, any>) {
   return resolveProject(ctx.services.db, ctx.principal, ctx.params.project_id!);
-}
-
-function baseUrl(ctx: RequestContext<any, any>): string {
-  if (ctx.services.config.publicUrl) return ctx.services.config.publicUrl.replace(/\/+$/, '');
-  const proto = ctx.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-  return `${proto}://${ctx.headers.host ?? 'localhost'}`;
 }
 
 export const knowledgeRoutes = [
@@ -227,7 +222,7 @@ export const knowledgeRoutes = [
     body: IssueUploadBody,
     async handler(ctx) {
       const p = await project(ctx);
-      const out = await issueUpload(ctx.services, ctx.principal, p.id, ctx.body, baseUrl(ctx));
+      const out = await issueUpload(ctx.services, ctx.principal, p.id, ctx.body, publicBaseUrl(ctx.services.config, ctx.headers));
       return {
         status: 201,
         body: {

@@ -21,9 +21,10 @@ describe('configuration in one place', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('loadConfig reads the commerce, billing, and internal-token variables', () => {
+  it('loadConfig reads the commerce, billing, internal-token and public-host variables', () => {
     const empty = loadConfig({});
     expect(empty.internalToken).toBeNull();
+    expect(empty.publicHosts).toEqual([]);
     expect(empty.commerce.pricing).toEqual(DEFAULT_BILLING_PRICING);
     expect(empty.commerce).toMatchObject({
       stripeApiBase: null,
@@ -36,6 +37,7 @@ describe('configuration in one place', () => {
 
     const c = loadConfig({
       INTERNAL_TOKEN: 'tok',
+      PUBLIC_HOSTS: ' API.example.com , gc.example.com:8443,,',
       PUBLIC_URL: 'https://gc.example.com/',
       STRIPE_SECRET_KEY: 'sk_live_x',
       METER_SYNC_MS: '0',
@@ -44,6 +46,7 @@ describe('configuration in one place', () => {
       BILLING_TEAM_UNIT_CENTS: 'not-a-number',
     });
     expect(c.internalToken).toBe('tok');
+    expect(c.publicHosts).toEqual(['api.example.com', 'gc.example.com:8443']);
     expect(c.commerce).toMatchObject({
       stripeApiBase: 'https://api.stripe.com',
       stripeSecretKey: 'sk_live_x',

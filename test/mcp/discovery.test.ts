@@ -2,6 +2,7 @@ import { DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { AgentCard } from '@a2a-js/sdk';
 import { importJWK, jwtVerify, SignJWT } from 'jose';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/domain/accounts/signingKeys.js';
@@ -10,6 +11,7 @@ import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
 import { allTools } from '../../src/mcp/registry.js';
 import { renderToolsDoc } from '../../scripts/docs/tools.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { makeTenant } from '../kb/helpers.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -85,5 +87,97 @@ describe(`discovery documents (${DB_KIND})`, () => {
   it('keeps docs/tools.md generated from the registry', () => {
     const onDisk = readFileSync(join(packageRoot(), 'docs', 'tools.md'), 'utf8');
     expect(onDisk).toBe(renderToolsDoc());
+  });
+});
+
+/** A request over a real socket with the Host header we choose (fetch does not let us set it). */
+function raw(srv: TestServer, method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; json: any }> {
+  const { port } = new URL(srv.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: body ? { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) } : headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try {
+          json = text ? JSON.parse(text) : undefined;
+        } catch {
+          json = undefined;
+        }
+        resolve({ status: res.statusCode!, headers: res.headers, json });
+      });
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const mcpUrlOf = async (srv: TestServer, headers: Record<string, string>) => {
+  const res = await raw(srv, 'GET', '/.well-known/agent-card.json', headers);
+  expect(res.status).toBe(200);
+  return res.json.supportedInterfaces.find((i: { protocolBinding: string }) => i.protocolBinding === 'MCP').url as string;
+};
+
+describe(`public base URL from request headers (${DB_KIND})`, () => {
+  let allowed: TestServer;
+  beforeAll(async () => {
+    allowed = await startTestServer({ publicHosts: ['gc.example.com', 'alt.example.com:8443'] });
+  });
+  afterAll(async () => {
+    await allowed?.close();
+  });
+
+  it('does not echo a foreign Host or X-Forwarded-Host (agent cards, OAuth metadata, MCP challenge, upload URLs)', async () => {
+    const fallback = `http://localhost:${server.app.services.config.port}`;
+    expect(await mcpUrlOf(server, { host: 'evil.example' })).toBe(`${fallback}/mcp`);
+    expect(await mcpUrlOf(server, { host: 'evil.example', 'x-forwarded-proto': 'https' })).toBe(`${fallback}/mcp`);
+    expect(await mcpUrlOf(server, { host: '127.0.0.1', 'x-forwarded-host': 'evil.example' })).toBe(`${fallback}/mcp`);
+    expect(await mcpUrlOf(server, { host: 'localhost.evil.example' })).toBe(`${fallback}/mcp`);
+    expect(await mcpUrlOf(server, { host: 'localhost@evil.example' })).toBe(`${fallback}/mcp`);
+    const legacy = await raw(server, 'GET', '/.well-known/agent.json', { host: 'evil.example' });
+    expect(legacy.json.url).toBe(`${fallback}/mcp`);
+    const prm = await raw(server, 'GET', '/.well-known/oauth-protected-resource', { host: 'evil.example' });
+    expect(JSON.stringify(prm.json)).not.toContain('evil');
+    expect(prm.json.resource).toBe(`${fallback}/mcp`);
+    const challenge = await raw(server, 'POST', '/mcp', { host: 'evil.example', accept: 'application/json, text/event-stream' }, '{}');
+    expect(challenge.status).toBe(401);
+    expect(challenge.headers['www-authenticate']).toContain(`resource_metadata="${fallback}/.well-known/oauth-protected-resource"`);
+
+    const t = await makeTenant(server);
+    const upload = await raw(server, 'POST', `/v1/projects/${t.projectId}/knowledge/uploads`, { host: 'evil.example', 'x-forwarded-host': 'evil.example', authorization: `Bearer ${t.keyA}` }, JSON.stringify({ idempotency_key: 'host-check', name: 'n', size_bytes: 10 }));
+    expect(upload.status).toBe(201);
+    expect(upload.json.upload_url.startsWith(`${fallback}/v1/projects/`)).toBe(true);
+  });
+
+  it('accepts loopback hosts on any port, with X-Forwarded-Proto', async () => {
+    expect(await mcpUrlOf(server, { host: 'localhost:1234' })).toBe('http://localhost:1234/mcp');
+    expect(await mcpUrlOf(server, { host: '127.0.0.1:9' })).toBe('http://127.0.0.1:9/mcp');
+    expect(await mcpUrlOf(server, { host: '[::1]:8080' })).toBe('http://[::1]:8080/mcp');
+    expect(await mcpUrlOf(server, { host: 'LOCALHOST' })).toBe('http://localhost/mcp');
+    expect(await mcpUrlOf(server, { host: 'evil.example', 'x-forwarded-host': 'localhost:3000', 'x-forwarded-proto': 'https' })).toBe('https://localhost:3000/mcp');
+  });
+
+  it('accepts hosts on PUBLIC_HOSTS (an entry without a port: any port), X-Forwarded-Host first', async () => {
+    expect(allowed.app.services.config.publicHosts).toEqual(['gc.example.com', 'alt.example.com:8443']);
+    expect(await mcpUrlOf(allowed, { host: 'gc.example.com' })).toBe('http://gc.example.com/mcp');
+    expect(await mcpUrlOf(allowed, { host: 'GC.example.com:444', 'x-forwarded-proto': 'https' })).toBe('https://gc.example.com:444/mcp');
+    expect(await mcpUrlOf(allowed, { host: '127.0.0.1', 'x-forwarded-host': 'gc.example.com, proxy.internal', 'x-forwarded-proto': 'https' })).toBe('https://gc.example.com/mcp');
+    expect(await mcpUrlOf(allowed, { host: 'alt.example.com:8443' })).toBe('http://alt.example.com:8443/mcp');
+    const fallback = `http://localhost:${allowed.app.services.config.port}`;
+    expect(await mcpUrlOf(allowed, { host: 'alt.example.com' })).toBe(`${fallback}/mcp`);
+    expect(await mcpUrlOf(allowed, { host: 'evil.example', 'x-forwarded-proto': 'https' })).toBe(`${fallback}/mcp`);
+    const prm = await raw(allowed, 'GET', '/.well-known/oauth-protected-resource', { host: 'gc.example.com', 'x-forwarded-proto': 'https' });
+    expect(prm.json.resource).toBe('https://gc.example.com/mcp');
+  });
+
+  it('PUBLIC_URL wins over any header', async () => {
+    const fixed = await startTestServer({ publicUrl: 'https://api.example.org/', publicHosts: ['gc.example.com'] });
+    try {
+      expect(await mcpUrlOf(fixed, { host: 'gc.example.com' })).toBe('https://api.example.org/mcp');
+      expect(await mcpUrlOf(fixed, { host: 'localhost:1' })).toBe('https://api.example.org/mcp');
+    } finally {
+      await fixed.close();
+    }
   });
 });
