@@ -141,9 +141,9 @@ export class ComputePool {
     };
   }
 
-  /** Refuses waiting tasks, then stops the threads: running tasks finish unless `force` stops them too. */
+  /** Refuses waiting tasks, then stops the threads: running tasks finish, unless `force` terminates them. */
   close(options: { force?: boolean } = {}): Promise<void> {
     for (let w = this.waiting.shift(); w; w = this.waiting.shift()) w.cancel(new PoolBusyError('compute pool is shutting down'));
-    return this.piscina.close({ force: !!options.force });
+    return options.force ? this.piscina.destroy() : this.piscina.close();
   }
 }

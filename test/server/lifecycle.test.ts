@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { runTask } from '../../src/domain/compute.js';
 import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
@@ -106,6 +107,16 @@ describe(`pool and transport (${DB_KIND})`, () => {
     expect(busy.json.detail).toMatch(/pool/i);
     const after = await server.request('POST', '/v1/compress', { body: { text: 'Short text. Still works.' } });
     expect(after.status).toBe(200);
+  });
+
+  it('shutdown stops compute still running at the end of the grace period instead of waiting for it', async () => {
+    const server = await startTestServer({ poolThreads: 1, shutdownGraceMs: 300 });
+    const stuck = runTask(server.app.services, 'ping', { holdMs: 30_000 }, { deadlineMs: 60_000 }).then(() => 'finished', () => 'stopped');
+    await new Promise((r) => setTimeout(r, 100));
+    const started = performance.now();
+    await server.close();
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(await stuck).toBe('stopped');
   });
 
   it('a task that throws in a worker fails only its own call', async () => {
