@@ -18,6 +18,7 @@ import { Metrics } from './metrics/metrics.js';
 import { ComputePool } from './pool/pool.js';
 import { allRoutes } from './routes/index.js';
 import type { Services } from './services.js';
+import { KeyActivity } from './domain/accounts/keyActivity.js';
 import { openStore } from './store/index.js';
 import { guardDb } from './store/guard.js';
 
@@ -75,6 +76,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const knowledge = new KnowledgeHub({ db, pool, log }, config.dataDir);
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge,
+      keyActivity: new KeyActivity(db, background, log),
       startedAt: Date.now(),
     };
     const meterSync = startMeterSync(services);

@@ -15,6 +15,7 @@ import type { Principal } from './principal.js';
 export async function authenticate(services: Services, header: string | undefined, resource?: string): Promise<Principal> {
   const principal = await identify(services, header, resource);
   await services.rateLimiter.check(principal);
+  if (principal.keyId) services.keyActivity.touch(principal.keyId);
   return principal;
 }
 
