@@ -54,6 +54,8 @@ export class BodyReader {
   /** True once the whole body came off the socket (the connection can be kept alive). */
   complete = false;
   private paused = true;
+  /** Set once the request is answered: the response object must not be touched after that. */
+  private released = false;
 
   constructor(
     private readonly res: uWS.HttpResponse,
@@ -106,7 +108,7 @@ export class BodyReader {
   }
 
   private resumeSocket(): void {
-    if (!this.paused) return;
+    if (!this.paused || this.released) return;
     this.paused = false;
     this.res.resume();
   }
@@ -127,6 +129,7 @@ export class BodyReader {
 
   /** Gives the body's bytes back to the budget (call when the request is answered). */
   release(): void {
+    this.released = true;
     this.budget.give(this.held);
     this.held = 0;
     this.chunks = [];

@@ -66,7 +66,7 @@ export async function startTestServer(overrides: Partial<Config> = {}, options: 
         body = JSON.stringify(options.body);
         headers['content-type'] ??= 'application/json';
       }
-      const res = await fetch(url + path, { method, headers, body });
+      const res = await fetch(url + path, { method, headers, body: body as BodyInit | undefined });
       const text = await res.text();
       let json: unknown = undefined;
       try {

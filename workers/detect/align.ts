@@ -62,7 +62,7 @@ export class SegmentIndex {
         const d = p.docs[i]!;
         const f = p.tfs[i]!;
         if (scores[d] === 0) touched.push(d);
-        scores[d] += (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.lens[d]!) / this.avgLen));
+        scores[d] = scores[d]! + (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.lens[d]!) / this.avgLen));
       }
     }
     const hits = touched.map((d) => ({ doc: d, score: scores[d]! }));

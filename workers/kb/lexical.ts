@@ -126,7 +126,7 @@ export class LexicalIndex {
         if (live[label] !== 1) continue;
         const f = tfs[i]!;
         if (acc[label] === 0) touched.push(label);
-        acc[label] += (idf * f * (K1 + 1)) / (f + a + bb * docLen[label]!);
+        acc[label] = acc[label]! + (idf * f * (K1 + 1)) / (f + a + bb * docLen[label]!);
       }
     }
     // Bounded min-heap of the k best (score, label).

@@ -79,7 +79,7 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
         const j = postDoc[q]!;
         if (j === i) continue;
         if (acc[j] === 0) touched.push(j);
-        acc[j] += w * postW[q]!;
+        acc[j] = acc[j]! + w * postW[q]!;
       }
     }
     // Top-k by insertion into a short sorted list: cheaper than sorting every candidate.

@@ -39,7 +39,7 @@ export function pagerank(graph: SparseGraph, opts: PageRankOptions = {}): Float6
       const share = (d * rank[i]!) / outW[i]!;
       const nb = graph.neighbors[i]!;
       const ws = graph.weights?.[i];
-      for (let k = 0; k < nb.length; k++) next[nb[k]!] += share * (ws ? ws[k]! : 1);
+      for (let k = 0; k < nb.length; k++) next[nb[k]!] = next[nb[k]!]! + share * (ws ? ws[k]! : 1);
     }
     let delta = 0;
     for (let i = 0; i < n; i++) delta += Math.abs(next[i]! - rank[i]!);

@@ -16,7 +16,7 @@ export function reciprocalRankFusion(
   rankings.forEach((ranking, l) => {
     const w = weights?.[l] ?? 1;
     ranking.forEach((id, r) => {
-      fused[id] += w / (k + r + 1);
+      fused[id] = fused[id]! + w / (k + r + 1);
     });
   });
   return fused;

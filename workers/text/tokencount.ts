@@ -53,7 +53,7 @@ export function countSpans(text: string, spans: readonly { start: number; end: n
     let at = m.index!;
     while (at < m.index! + piece.length - 1 && (piece.charCodeAt(at - m.index!) === 32 || piece.charCodeAt(at - m.index!) === 10)) at++;
     while (k < spans.length && spans[k]!.end <= at) k++;
-    if (k < spans.length && spans[k]!.start <= at) perSpan[k] += c;
+    if (k < spans.length && spans[k]!.start <= at) perSpan[k] = perSpan[k]! + c;
   }
   return { total, perSpan };
 }
