@@ -6,7 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { loadGlove } from '../../scripts/models/glove.js';
 import { getEmbedder, packageRoot } from '../../workers/embed/index.js';
-import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../workers/text/rrf.js';
+import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../workers/shared/rrf.js';
 import { StaticWordTokenizer } from '../../workers/embed/tokenizer-static.js';
 import { Bm25 } from './bm25.js';
 import { loadLabels, loadPassages, relevantSets } from './data.js';

@@ -20,7 +20,7 @@ import { collectPairs, domainCounts } from './pairs.js';
 import { loadGlove, trimVocab, zipf } from '../../scripts/models/glove.js';
 import { buildStatic, poolJS, principalComponents, removalMatrix } from '../../scripts/models/pipeline.js';
 import { DEFAULT_FIT, fitProjection, projectAll } from './projection.js';
-import { reciprocalRankFusion } from '../../workers/text/rrf.js';
+import { reciprocalRankFusion } from '../../workers/shared/rrf.js';
 import { getEmbedder, packageRoot } from '../../workers/embed/index.js';
 import { TermNeighbours, expandQuery } from './expand.js';
 import type { StaticWordTokenizer } from '../../workers/embed/tokenizer-static.js';

@@ -1,6 +1,6 @@
+import { bm25Idf, bm25Term, BM25_B, BM25_K1 } from '../shared/bm25.js';
+import { QUERY_STOPWORDS as STOP } from '../shared/stopwords.js';
 import { splitIdentifier } from './text.js';
-
-const STOP = new Set(['the', 'a', 'an', 'of', 'to', 'in', 'is', 'and', 'or', 'for', 'on', 'with', 'how', 'what', 'where', 'does', 'do', 'which', 'that', 'this', 'it', 'be', 'are', 'by', 'as', 'from', 'at', 'when', 'why']);
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 
 /** Query or doc text -> terms: identifiers split on camelCase/snake_case, lower-cased, stop words removed. */
@@ -21,7 +21,7 @@ export function words(text: string): string[] {
  * mapped to (term count, query-term hits), so a 60k-unit repository scores in one linear pass
  * without building a full inverted index.
  */
-export function bm25Search(docs: string[][], query: string, k1 = 1.2, b = 0.75): Array<[number, number]> {
+export function bm25Search(docs: string[][], query: string, k1 = BM25_K1, b = BM25_B): Array<[number, number]> {
   const qTerms = [...new Set(terms(query))];
   if (qTerms.length === 0 || docs.length === 0) return [];
   const qIndex = new Map(qTerms.map((t, i) => [t, i]));
@@ -57,13 +57,12 @@ export function bm25Search(docs: string[][], query: string, k1 = 1.2, b = 0.75):
   }
   const n = docs.length;
   const avg = total / n || 1;
-  const idf = Array.from(df, (f) => Math.log(1 + (n - f + 0.5) / (f + 0.5)));
+  const idf = Array.from(df, (f) => bm25Idf(n, f));
   const scored: Array<[number, number]> = matches.map(([d, counts]) => {
     let score = 0;
-    const norm = k1 * (1 - b + (b * lengths[d]!) / avg);
     for (let q = 0; q < counts.length; q++) {
       const c = counts[q]!;
-      if (c > 0) score += (idf[q]! * c * (k1 + 1)) / (c + norm);
+      if (c > 0) score += bm25Term(idf[q]!, c, lengths[d]!, avg, k1, b);
     }
     return [d, score];
   });

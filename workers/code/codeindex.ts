@@ -1,7 +1,7 @@
 import { reach, resolveFocus } from './blast.js';
 import { BlastRadiusInputError } from './errors.js';
-import { adjacency, buildEdges, unitTable, type UnitEdge, type UnitTable } from './graph.js';
-import { pagerank } from './pagerank.js';
+import { adjacency, buildEdges, CODE_PAGERANK, unitTable, type UnitEdge, type UnitTable } from './graph.js';
+import { pagerank } from '../shared/pagerank.js';
 import { resolveImports, type ImportResolution } from './resolve.js';
 import type { BlastEntry, BlastRadius, CodeUnit, FileAnalysis, UnitKind } from './types.js';
 
@@ -44,7 +44,7 @@ export class CodeIndex {
     this.table = unitTable(analyses);
     this.imports = resolveImports(analyses);
     this.edges = buildEdges(this.table, this.imports);
-    this.rank = pagerank(this.table.units.length, adjacency(this.table.units.length, this.edges));
+    this.rank = pagerank(adjacency(this.table.units.length, this.edges), CODE_PAGERANK);
   }
 
   get units(): CodeUnit[] {

@@ -3,8 +3,8 @@ import { countTokens, tokenizerFor } from '../shared/tokens.js';
 import { tokenStats } from '../shared/stats.js';
 import { analyzeInternal } from './analyze.js';
 import { CodeInputError } from './errors.js';
-import { adjacency, buildEdges, unitTable } from './graph.js';
-import { pagerank } from './pagerank.js';
+import { adjacency, buildEdges, CODE_PAGERANK, unitTable } from './graph.js';
+import { pagerank } from '../shared/pagerank.js';
 import { renderAbstract, renderSkeleton } from './skeleton.js';
 import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
 
@@ -17,7 +17,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
 
   const table = unitTable([analysis]);
   const edges = buildEdges(table, null);
-  const rank = pagerank(units.length, adjacency(units.length, edges));
+  const rank = pagerank(adjacency(units.length, edges), CODE_PAGERANK);
   const order = units.map((_, i) => i).sort((a, b) => rank[b]! - rank[a]! || units[a]!.start - units[b]!.start);
   const importance: ImportanceEntry[] = order.map((i) => ({
     id: units[i]!.id,

@@ -1,4 +1,5 @@
 import type { CodeUnit, FileAnalysis } from './types.js';
+import type { SparseGraph } from '../shared/pagerank.js';
 
 /** Edge in the unit graph: `from` calls or references `to`. */
 export interface UnitEdge {
@@ -125,8 +126,16 @@ function isAncestor(units: CodeUnit[], maybeAncestor: number, unit: number): boo
   return false;
 }
 
-export function adjacency(n: number, edges: UnitEdge[]): Array<Array<[number, number]>> {
-  const out: Array<Array<[number, number]>> = Array.from({ length: n }, () => []);
-  for (const e of edges) out[e.from]!.push([e.to, e.weight]);
-  return out;
+/** The unit graph as the shared PageRank takes it: weighted out-links per unit. */
+export function adjacency(n: number, edges: UnitEdge[]): SparseGraph {
+  const neighbors: number[][] = Array.from({ length: n }, () => []);
+  const weights: number[][] = Array.from({ length: n }, () => []);
+  for (const e of edges) {
+    neighbors[e.from]!.push(e.to);
+    weights[e.from]!.push(e.weight);
+  }
+  return { neighbors, weights };
 }
+
+/** The code engine's PageRank settings: more iterations and a tighter tolerance than TextRank's (rankings of thousands of units). */
+export const CODE_PAGERANK = { maxIterations: 50, tolerance: 1e-9 } as const;

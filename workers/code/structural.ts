@@ -6,7 +6,7 @@ import { bm25Search, words } from './bm25.js';
 import { CodeIndex } from './codeindex.js';
 import { BlastRadiusInputError, CodeInputError } from './errors.js';
 import { renderBudget } from './render.js';
-import { rrf } from './rrf.js';
+import { reciprocalRankFusion } from '../shared/rrf.js';
 import type { BlastRadius, FileAnalysis, RankedUnit, StructuralInput, StructuralOptions, StructuralResult } from './types.js';
 
 /** Default budget: the fidelity's share of the input, clamped so a whole repository still fits a prompt. */
@@ -71,8 +71,8 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
     blastOrder = [...blastScore].sort((a, b) => b[1] - a[1] || index.rank[b[0]]! - index.rank[a[0]]!).map(([i]) => i);
   }
 
-  const fused = rrf([prOrder, bm25Order, blastOrder].filter((r) => r.length > 0));
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => fused.get(b)! - fused.get(a)! || index.rank[b]! - index.rank[a]!);
+  const fused = reciprocalRankFusion([prOrder, bm25Order, blastOrder].filter((r) => r.length > 0), n);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => fused[b]! - fused[a]! || index.rank[b]! - index.rank[a]!);
   const t2 = performance.now();
 
   const tokenizer = tokenizerFor(opts.model);
@@ -95,7 +95,7 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
       start_line: u.startLine,
       end_line: u.endLine,
       rank: r + 1,
-      score: Number(fused.get(i)!.toFixed(6)),
+      score: Number(fused[i]!.toFixed(6)),
       rendered: tiers.get(i) ?? 'omitted',
       signals: { bm25: bm25Score.has(i) ? Number(bm25Score.get(i)!.toFixed(4)) : null, blast: blastScore.get(i) ?? null, pagerank: Number(index.rank[i]!.toExponential(4)) },
       signal_ranks: { bm25: bmRank.get(i) ?? null, blast: blRank.get(i) ?? null, pagerank: prRank[i]! },

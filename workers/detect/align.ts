@@ -1,9 +1,8 @@
 // BM25 over segments with an inverted index (postings per term), so a query touches only the
 // segments that share a term with it: no segment x segment cross-product.
+import { bm25Idf, bm25Term } from '../shared/bm25.js';
 import { terms } from '../text/terms.js';
 
-const K1 = 1.2;
-const B = 0.75;
 
 export interface Hit {
   doc: number;
@@ -47,7 +46,7 @@ export class SegmentIndex {
   /** Inverse document frequency; unseen terms get the maximum (they are the most informative). */
   idf(term: string): number {
     const d = this.df(term);
-    return Math.log(1 + (this.n - d + 0.5) / (d + 0.5));
+    return bm25Idf(this.n, d);
   }
 
   /** Top-k segments for the query terms, best first (ties by position). */
@@ -62,7 +61,7 @@ export class SegmentIndex {
         const d = p.docs[i]!;
         const f = p.tfs[i]!;
         if (scores[d] === 0) touched.push(d);
-        scores[d] = scores[d]! + (idf * f * (K1 + 1)) / (f + K1 * (1 - B + (B * this.lens[d]!) / this.avgLen));
+        scores[d] = scores[d]! + bm25Term(idf, f, this.lens[d]!, this.avgLen);
       }
     }
     const hits = touched.map((d) => ({ doc: d, score: scores[d]! }));

@@ -1,9 +1,8 @@
 // Incremental BM25 over a project's chunks: an inverted index keyed by term, postings by label.
 // Deleted labels are tombstoned (skipped, and removed from the length statistics).
+import { bm25Idf, bm25Term } from '../shared/bm25.js';
 import { terms } from '../text/terms.js';
 
-const K1 = 1.2;
-const B = 0.75;
 /** Share of documents above which a query term counts as common (see search). */
 export const COMMON_SHARE = 0.1;
 
@@ -116,9 +115,7 @@ export class LexicalIndex {
     for (const p of scored) {
       // df counts tombstoned postings too; that only dampens idf a little.
       const df = Math.min(p.n, n);
-      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
-      const a = K1 * (1 - B);
-      const bb = (K1 * B) / avg;
+      const idf = bm25Idf(n, df);
       const labels = p.labels;
       const tfs = p.tfs;
       for (let i = 0; i < p.n; i++) {
@@ -126,7 +123,7 @@ export class LexicalIndex {
         if (live[label] !== 1) continue;
         const f = tfs[i]!;
         if (acc[label] === 0) touched.push(label);
-        acc[label] = acc[label]! + (idf * f * (K1 + 1)) / (f + a + bb * docLen[label]!);
+        acc[label] = acc[label]! + bm25Term(idf, f, docLen[label]!, avg);
       }
     }
     // Bounded min-heap of the k best (score, label).

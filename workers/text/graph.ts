@@ -1,6 +1,6 @@
 // Sparse TF-IDF cosine similarity graph (top-k neighbours), built through an inverted index
 // so cost grows with postings, not with n^2.
-import type { SparseGraph } from './pagerank.js';
+import type { SparseGraph } from '../shared/pagerank.js';
 
 export interface SimilarityGraphOptions {
   topK?: number;

@@ -1,6 +1,6 @@
 // Query relevance: BM25 per unit and per section, optional embeddings, fused with RRF (k = 60).
-import { bm25Scores, rankPositive } from './bm25.js';
-import { reciprocalRankFusion, RRF_K } from './rrf.js';
+import { bm25Scores, rankPositive } from '../shared/bm25.js';
+import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { cosine } from '../shared/vectors.js';
 
 export type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;

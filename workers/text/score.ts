@@ -1,7 +1,7 @@
 // Query-independent unit scores: centrality + structure priors + information density.
 import type { Block } from './parse.js';
 import type { Unit } from './units.js';
-import { pagerank } from './pagerank.js';
+import { pagerank } from '../shared/pagerank.js';
 import type { SimilarityGraph } from './graph.js';
 
 export const WEIGHTS = { centrality: 0.4, prior: 0.35, density: 0.25 } as const;

@@ -1,13 +1,5 @@
 // Lexical terms for similarity and BM25 (not billing tokens: those come from the BPE tokenizer).
-const STOPWORDS = new Set(
-  (
-    'a an and are as at be been being but by can could did do does for from had has have how i if in into is it its ' +
-    'of on or our so such than that the their them then there these they this those to was we were what when where ' +
-    'which while who whom why will with would you your yours he she his her him my me also any all each more most other ' +
-    'some only own same too very just about over under again further once here both few nor up down out off above below ' +
-    'between through during before after because until s t d ll re ve m o y'
-  ).split(' '),
-);
+import { STOPWORDS } from '../shared/stopwords.js';
 
 const WORD = /[\p{L}\p{N}_]+/gu;
 

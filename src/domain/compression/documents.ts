@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
 import { FIDELITIES, FIDELITY_BUDGET, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { STOPWORDS } from '../../../workers/shared/stopwords.js';
 
 // ---------------------------------------------------------------------------------------------
 // Splitting (pure, linear in the text; safe on the event loop and importable from a worker).
@@ -140,9 +141,6 @@ export function contentHash(text: string): string {
 // Lexical evidence (read_skeleton's evidence_aware mode).
 // ---------------------------------------------------------------------------------------------
 
-const STOPWORDS = new Set(
-  'a an and are as at be been but by can could did do does for from had has have how i if in into is it its me my no not of on or our should so than that the their them then there these they this to was we were what when where which who why will with would you your about after any all also more most other some such only over under between does done just very'.split(' '),
-);
 
 /** Content terms of a text: lower-cased words of 2+ characters, stop words removed, light plural folding. */
 export function contentTerms(text: string): Set<string> {

@@ -5,7 +5,7 @@ import type { Principal } from '../../auth/principal.js';
 import { unavailable } from '../errors.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';
-import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/text/rrf.js';
+import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/shared/rrf.js';
 import { terms } from '../../../workers/text/terms.js';
 import { parseJsonb, visibleParams, visibleSql } from './items.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bm25Scores, rankPositive } from '../../workers/text/bm25.js';
-import { reciprocalRankFusion } from '../../workers/text/rrf.js';
-import { pagerank } from '../../workers/text/pagerank.js';
+import { bm25Scores, rankPositive } from '../../workers/shared/bm25.js';
+import { reciprocalRankFusion } from '../../workers/shared/rrf.js';
+import { pagerank } from '../../workers/shared/pagerank.js';
 import { similarityGraph } from '../../workers/text/graph.js';
 import { textTasks } from '../../workers/text/tasks.js';
 

@@ -1,14 +1,29 @@
-// Okapi BM25, generic over the term type so the code engine can reuse it on identifier lists.
+// Okapi BM25: the one formula behind every lexical ranking (text engine, code search, issue
+// detection's alignment, the Knowledge Hub's incremental index). Each caller keeps the data layout
+// that suits it (term lists, memoised identifier words, postings) and scores with these functions.
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
 
 export interface Bm25Options {
   k1?: number;
   b?: number;
 }
 
+/** Inverse document frequency of a term found in `docFreq` of `docs` documents (never negative). */
+export function bm25Idf(docs: number, docFreq: number): number {
+  return Math.log(1 + (docs - docFreq + 0.5) / (docFreq + 0.5));
+}
+
+/** One term's contribution to a document's score. */
+export function bm25Term(idf: number, tf: number, docLen: number, avgLen: number, k1 = BM25_K1, b = BM25_B): number {
+  return (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * docLen) / avgLen));
+}
+
 /** BM25 score of every document against the query (0 where nothing matches). */
 export function bm25Scores<T>(docs: readonly (readonly T[])[], query: readonly T[], opts: Bm25Options = {}): Float64Array {
-  const k1 = opts.k1 ?? 1.2;
-  const b = opts.b ?? 0.75;
+  const k1 = opts.k1 ?? BM25_K1;
+  const b = opts.b ?? BM25_B;
   const n = docs.length;
   const scores = new Float64Array(n);
   const qset = new Set(query);
@@ -28,13 +43,8 @@ export function bm25Scores<T>(docs: readonly (readonly T[])[], query: readonly T
   for (let i = 0; i < n; i++) {
     const tf = tfs[i]!;
     if (tf.size === 0) continue;
-    const norm = k1 * (1 - b + (b * docs[i]!.length) / avgLen);
     let s = 0;
-    for (const [t, f] of tf) {
-      const d = df.get(t)!;
-      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
-      s += (idf * f * (k1 + 1)) / (f + norm);
-    }
+    for (const [t, f] of tf) s += bm25Term(bm25Idf(n, df.get(t)!), f, docs[i]!.length, avgLen, k1, b);
     scores[i] = s;
   }
   return scores;
