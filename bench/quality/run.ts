@@ -8,7 +8,7 @@ import { getEmbedder } from '../../workers/embed/index.js';
 const EMBED = process.argv.includes('--embeddings')
   ? { embed: async (texts: string[]) => (await getEmbedder()).embed(texts) }
   : {};
-import { parseBlocks } from '../../workers/text/parse.js';
+import { parseBlocks } from '../../workers/shared/markdown.js';
 import { buildUnits } from '../../workers/text/units.js';
 import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';

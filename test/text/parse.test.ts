@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseBlocks } from '../../workers/text/parse.js';
+import { parseBlocks } from '../../workers/shared/markdown.js';
 import { buildUnits } from '../../workers/text/units.js';
 
 const md = [

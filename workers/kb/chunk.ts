@@ -1,6 +1,6 @@
 // Structure-aware chunking for the Knowledge Hub: sections and paragraphs, about 200-400 tokens,
 // each chunk an exact slice of the original with its heading path; plus the chunk's skeleton view.
-import { parseBlocks, type Block } from '../text/parse.js';
+import { parseBlocks, type Block } from '../shared/markdown.js';
 import { splitSentences } from '../text/sentences.js';
 import { compressText } from '../text/index.js';
 import { fastCount } from '../text/tokencount.js';

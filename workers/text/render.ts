@@ -1,5 +1,5 @@
 // Faithful skeleton: original order, verbatim kept text, elision markers for every dropped run.
-import type { Block } from './parse.js';
+import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
 
 interface Run {

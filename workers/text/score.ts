@@ -1,5 +1,5 @@
 // Query-independent unit scores: centrality + structure priors + information density.
-import type { Block } from './parse.js';
+import type { Block } from '../shared/markdown.js';
 import type { Unit } from './units.js';
 import { pagerank } from '../shared/pagerank.js';
 import type { SimilarityGraph } from './graph.js';

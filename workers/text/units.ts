@@ -1,5 +1,5 @@
 // Selectable units (sentences, headings, table rows, code heads/bodies) in document order.
-import type { Block } from './parse.js';
+import type { Block } from '../shared/markdown.js';
 import { splitSentences } from './sentences.js';
 
 /** Longest run of code lines selectable as one unit. */

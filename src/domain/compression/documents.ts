@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
 import { FIDELITIES, FIDELITY_BUDGET, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { parseBlocks } from '../../../workers/shared/markdown.js';
 import { STOPWORDS } from '../../../workers/shared/stopwords.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -21,116 +22,75 @@ export const MAX_NODE_CHARS = 4000;
 /** Without headings, blank-line blocks are grouped until a node reaches this size. */
 export const MIN_NODE_CHARS = 400;
 
-const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/;
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-
-interface Line {
+interface Cut {
   start: number;
-  end: number;
-  text: string;
-  blank: boolean;
-  fenced: boolean;
-}
-
-function scanLines(text: string): Line[] {
-  const lines: Line[] = [];
-  let fence: string | null = null;
-  let pos = 0;
-  while (pos <= text.length) {
-    const nl = text.indexOf('\n', pos);
-    const end = nl === -1 ? text.length : nl + 1;
-    const raw = text.slice(pos, nl === -1 ? text.length : nl).replace(/\r$/, '');
-    const f = FENCE.exec(raw);
-    const inFence = fence !== null;
-    if (f) {
-      if (fence === null) fence = f[1]![0]!;
-      else if (f[1]![0] === fence) fence = null;
-    }
-    lines.push({ start: pos, end, text: raw, blank: raw.trim() === '', fenced: inFence || !!f });
-    if (nl === -1) break;
-    pos = end;
-  }
-  return lines;
+  heading: string | null;
+  level: number;
 }
 
 /**
  * Splits a document into nodes: one per Markdown heading section (text before the first heading is
- * a preamble node); without headings, blank-line blocks grouped to at least MIN_NODE_CHARS. Any node
- * longer than MAX_NODE_CHARS is cut again at blank lines. Headings and blank lines inside fenced code
- * blocks do not split. Node texts are exact slices, so RAW retrieval is lossless.
+ * a preamble node); without headings, blocks grouped to at least MIN_NODE_CHARS. Any node longer than
+ * MAX_NODE_CHARS is cut again between blocks. Block structure comes from the shared Markdown parser
+ * (workers/shared/markdown.ts), so headings inside code fences do not split. Nodes are exact,
+ * contiguous slices covering the whole text, so RAW retrieval is lossless.
  */
 export function splitIntoNodes(text: string): SplitNode[] {
-  const lines = scanLines(text);
-  type Section = { heading: string | null; level: number; start: number; end: number; lineFrom: number; lineTo: number };
-  const sections: Section[] = [];
-  let current: Section | null = null;
-  lines.forEach((line, i) => {
-    const h = line.fenced ? null : HEADING.exec(line.text);
-    if (h) {
-      if (current) sections.push(current);
-      current = { heading: h[2]!.trim() || h[1]!, level: h[1]!.length, start: line.start, end: line.end, lineFrom: i, lineTo: i + 1 };
-    } else {
-      current ??= { heading: null, level: 0, start: line.start, end: line.end, lineFrom: i, lineTo: i + 1 };
-      current.end = line.end;
-      current.lineTo = i + 1;
-    }
-  });
-  if (current) sections.push(current);
-  const hasHeadings = sections.some((s) => s.heading !== null);
-
-  const out: { heading: string | null; level: number; start: number; end: number }[] = [];
-  for (const s of sections) {
-    if (text.slice(s.start, s.end).trim() === '') continue;
-    const blocks = blankLineBlocks(lines, s.lineFrom, s.lineTo);
-    if (hasHeadings && s.end - s.start <= MAX_NODE_CHARS) {
-      out.push({ heading: s.heading, level: s.level, start: s.start, end: s.end });
-      continue;
-    }
-    // Group blocks: to at least MIN_NODE_CHARS when there are no headings, at most MAX_NODE_CHARS always.
-    const minChars = hasHeadings ? MAX_NODE_CHARS : MIN_NODE_CHARS;
-    let groupStart = -1;
-    let groupEnd = -1;
-    let part = 0;
-    const flush = () => {
-      if (groupStart < 0) return;
-      part++;
-      const heading = s.heading === null ? null : part === 1 ? s.heading : `${s.heading} (part ${part})`;
-      out.push({ heading, level: s.level, start: groupStart, end: groupEnd });
-      groupStart = -1;
-    };
-    for (const b of blocks) {
-      if (groupStart >= 0 && b.end - groupStart > MAX_NODE_CHARS) flush();
-      if (groupStart < 0) groupStart = b.start;
-      groupEnd = b.end;
-      if (groupEnd - groupStart >= minChars) flush();
-    }
-    flush();
-    // Trailing blank lines of the section belong to its last node, so slices cover the text.
-    if (out.length) out[out.length - 1]!.end = Math.max(out[out.length - 1]!.end, s.end);
+  const blocks = parseBlocks(text);
+  const headings = blocks.filter((b) => b.kind === 'heading');
+  const hasHeadings = headings.length > 0;
+  // Sections: [start of a heading block (or 0), start of the next one (or the end)).
+  const sections: Cut[] = [];
+  if (!hasHeadings || lineStart(text, headings[0]!.start) > 0) sections.push({ start: 0, heading: null, level: 0 });
+  for (const h of headings) {
+    sections.push({ start: lineStart(text, h.start), heading: text.slice(h.contentStart, h.contentEnd).replace(/[ \t]#+[ \t]*$/, '').trim() || '#'.repeat(h.level), level: h.level });
   }
-  return out.map((n, i) => ({ id: `n${i + 1}`, heading: n.heading, level: n.level, text: text.slice(n.start, n.end) }));
+  const cuts: Cut[] = [];
+  sections.forEach((section, i) => {
+    const end = sections[i + 1]?.start ?? text.length;
+    if (hasHeadings && end - section.start <= MAX_NODE_CHARS) {
+      cuts.push(section);
+      return;
+    }
+    // Group the section's blocks: to at least MIN_NODE_CHARS without headings, at most MAX_NODE_CHARS always.
+    const minChars = hasHeadings ? MAX_NODE_CHARS : MIN_NODE_CHARS;
+    const inside = blocks.filter((b) => b.kind !== 'heading' && b.start >= section.start && b.start < end);
+    let groupStart = section.start;
+    let part = 1;
+    cuts.push(section);
+    inside.forEach((b, k) => {
+      const start = k === 0 ? groupStart : lineStart(text, b.start);
+      if (start > groupStart && b.end - groupStart > MAX_NODE_CHARS) {
+        part++;
+        cuts.push({ start, heading: section.heading === null ? null : `${section.heading} (part ${part})`, level: section.level });
+        groupStart = start;
+      }
+      const next = inside[k + 1];
+      if (next && b.end - groupStart >= minChars) {
+        part++;
+        const at = lineStart(text, next.start);
+        cuts.push({ start: at, heading: section.heading === null ? null : `${section.heading} (part ${part})`, level: section.level });
+        groupStart = at;
+      }
+    });
+  });
+  // Slices between cuts; a whitespace-only slice joins its neighbour so the nodes still cover the text.
+  const nodes: { heading: string | null; level: number; start: number; end: number }[] = [];
+  cuts.forEach((cut, i) => {
+    const end = cuts[i + 1]?.start ?? text.length;
+    if (end <= cut.start) return;
+    if (text.slice(cut.start, end).trim() === '') {
+      if (nodes.length) nodes[nodes.length - 1]!.end = end;
+      else if (i + 1 < cuts.length) cuts[i + 1]!.start = cut.start;
+      return;
+    }
+    nodes.push({ heading: cut.heading, level: cut.level, start: cut.start, end });
+  });
+  return nodes.map((n, i) => ({ id: `n${i + 1}`, heading: n.heading, level: n.level, text: text.slice(n.start, n.end) }));
 }
 
-function blankLineBlocks(lines: Line[], from: number, to: number): { start: number; end: number }[] {
-  const blocks: { start: number; end: number }[] = [];
-  let cur: { start: number; end: number } | null = null;
-  for (let i = from; i < to; i++) {
-    const line = lines[i]!;
-    if (line.blank && !line.fenced) {
-      if (cur) cur.end = line.end;
-      if (cur && i + 1 < to && !lines[i + 1]!.blank) {
-        blocks.push(cur);
-        cur = null;
-      }
-      continue;
-    }
-    if (!cur) cur = { start: line.start, end: line.end };
-    else cur.end = line.end;
-  }
-  if (cur) blocks.push(cur);
-  // Leading blank lines before the first block are absorbed into it.
-  if (blocks.length && from < to) blocks[0]!.start = lines[from]!.start;
-  return blocks;
+function lineStart(text: string, offset: number): number {
+  return text.lastIndexOf('\n', offset - 1) + 1;
 }
 
 export function contentHash(text: string): string {

@@ -1,4 +1,5 @@
-// Markdown-aware (and plain-text tolerant) block structure with offsets into the original text.
+// Markdown-aware (and plain-text tolerant) block structure with offsets into the original text: the
+// one Markdown splitter (text engine, Knowledge Hub chunks, ingested-document nodes).
 
 export type BlockKind = 'heading' | 'paragraph' | 'list' | 'quote' | 'table' | 'code' | 'html' | 'rule';
 
