@@ -19,6 +19,7 @@ import { ComputePool } from './pool/pool.js';
 import { allRoutes } from './routes/index.js';
 import type { Services } from './services.js';
 import { KeyActivity } from './domain/accounts/keyActivity.js';
+import { UsageWriter } from './domain/accounts/usage.js';
 import { openStore } from './store/index.js';
 import { guardDb } from './store/guard.js';
 
@@ -77,6 +78,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge,
       keyActivity: new KeyActivity(db, background, log),
+      usage: new UsageWriter(db, log, background),
       startedAt: Date.now(),
     };
     const meterSync = startMeterSync(services);

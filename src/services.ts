@@ -12,6 +12,7 @@ import type { CircuitBreaker } from './lib/breaker.js';
 import type { Commerce } from './domain/commerce/commerce.js';
 import type { KnowledgeHub } from './kb/hub.js';
 import type { KeyActivity } from './domain/accounts/keyActivity.js';
+import type { UsageWriter } from './domain/accounts/usage.js';
 
 /** What a request handler may reach; built once in app.ts. */
 export interface Services {
@@ -28,6 +29,8 @@ export interface Services {
   breakers: CircuitBreaker[];
   /** Billing and email providers, outbox (created by app.ts from config.commerce). */
   commerce: Commerce;
+  /** Usage events by group commit: a call is answered once its event is durable. */
+  usage: UsageWriter;
   /** Coalesced api_keys.last_used_at writes (at most one per key per minute). */
   keyActivity: KeyActivity;
   /** Knowledge Hub runtime: index thread, index sync, ingest queue (started by app.ts once HTTP listens). */

@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { TaskInput, TaskName, TaskOutput } from '../pool/pool.js';
 import type { Services } from '../services.js';
-import { recordUsageInBackground, type UsageMethod } from './accounts/usage.js';
+import type { UsageMethod } from './accounts/usage.js';
 import { enforceQuota } from './accounts/quota.js';
 import { recordPaymentInBackground } from './commerce/payments.js';
 import { runTask, type ComputeOptions } from './compute.js';
@@ -84,13 +84,20 @@ export class Call {
     return this.figures;
   }
 
-  /** Writes the call's one usage event (idempotent), and charges a REST payment signature on success. */
-  finish(status: CallStatus): void {
+  /**
+   * Writes the call's one usage event (once; later calls are no-ops) and charges a REST payment
+   * signature on success. Resolves when the event has committed: surfaces answer after that, so an
+   * acknowledged call is never lost (rejects with DatabaseUnavailableError when it cannot be written).
+   */
+  async finish(status: CallStatus): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     const f = this.figures;
     const method: UsageMethod = this.init.advisory ? 'mcp_advisory' : this.surface;
-    recordUsageInBackground(this.services, {
+    if (status === 'success' && f && this.init.headers) {
+      recordPaymentInBackground(this.services, this.principal, this.init.headers, f.inputTokens - f.outputTokens);
+    }
+    await this.services.usage.record({
       principal: this.principal,
       method,
       toolName: this.init.toolName ?? null,
@@ -104,14 +111,11 @@ export class Call {
       cacheHit: f?.cacheHit,
       inputText: f?.inputText ?? null,
     });
-    if (status === 'success' && f && this.init.headers) {
-      recordPaymentInBackground(this.services, this.principal, this.init.headers, f.inputTokens - f.outputTokens);
-    }
   }
 
   /** finish() with the status an outcome maps to. */
-  finishWith(err: unknown): void {
-    this.finish(err === undefined ? 'success' : statusOf(err));
+  finishWith(err: unknown): Promise<void> {
+    return this.finish(err === undefined ? 'success' : statusOf(err));
   }
 }
 

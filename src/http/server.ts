@@ -146,10 +146,11 @@ export function startHttpServer(
       : undefined;
     try {
       const reply = await run(route, incoming, rawBody, params, signal, principal, call);
-      if (route.usage) call?.finish('success');
+      // Answered only once its usage event has committed (group commit): an acknowledged call survives a crash.
+      if (route.usage) await call?.finish('success');
       return { status: reply.status ?? 200, reply, route: pattern };
     } catch (err) {
-      if (route.usage) call?.finishWith(err);
+      if (route.usage) await call?.finishWith(err).catch(() => undefined);
       throw err;
     }
   }

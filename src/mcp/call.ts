@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { requirePlan } from '../auth/plans.js';
 import { Call } from '../domain/call.js';
-import { asDomainError, DomainError } from '../domain/errors.js';
+import { asDomainError, DomainError, unavailable } from '../domain/errors.js';
 import { validate } from '../http/validate.js';
 import { getTool } from './registry.js';
 import { remember } from './session.js';
@@ -60,7 +60,12 @@ export async function callTool(name: string, args: unknown, caller: CallerContex
     if (!known) caller.services.log.error('tool failed', { tool: name, error: err instanceof Error ? err.message : String(err) });
     result = errorResult(known ? toolErrorOf(known) : { error: 'internal_error', detail: `${name} failed; retry with exponential back-off` });
   }
+  try {
+    // Answered only once its usage event has committed (group commit): an acknowledged call survives a crash.
+    await call.finishWith(failure);
+  } catch (err) {
+    if (!result.isError) result = errorResult(toolErrorOf(asDomainError(err) ?? unavailable('Usage could not be recorded; retry shortly', 2)));
+  }
   remember(caller.session, name, result.isError ? `error ${(result.structuredContent as { error: string }).error}` : 'ok');
-  call.finishWith(failure);
   return result;
 }

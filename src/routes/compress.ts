@@ -73,10 +73,10 @@ export const compressRoutes = [
           if (!isFidelity(level)) throw invalid(`Invalid fidelity '${level}'. Valid values: ${FIDELITIES.join(', ')}`);
           if (doc.text.length === 0) throw invalidInput('text must not be empty', [{ loc: ['documents', index, 'text'], msg: 'text must not be empty', type: 'value_error.too_small' }]);
           const response = await compressText(docCall, { text: doc.text, fidelity: level, query: doc.query, model: doc.model });
-          docCall.finish('success');
+          await docCall.finish('success');
           return { index, id: doc.id ?? null, ...response, error: null };
         } catch (err) {
-          docCall.finishWith(err);
+          await docCall.finishWith(err).catch(() => undefined);
           const known = asDomainError(err);
           if (known?.kind === 'quota_exceeded') throw err;
           if (!known) services.log.error('batch document failed', { index, error: String(err) });

@@ -3,7 +3,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { insertUsageEvents, recordUsageInBackground } from '../../src/domain/accounts/usage.js';
+import { insertUsageEvents } from '../../src/domain/accounts/usage.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { call, connectMcp } from '../helpers/mcp.js';
@@ -99,9 +99,10 @@ describe(`hostile input (${DB_KIND})`, () => {
     const bad: Principal = { ...good, userId: '00000000-0000-4000-8000-000000000000', keyId: null };
     await expect(insertUsageEvents(server.app.services.db, [{ principal: bad, method: 'REST', status: 'success', inputTokens: 1, outputTokens: 1, latencyMs: 1 }])).rejects.toThrow();
     const before = await eventCount(proKeyId);
-    for (const principal of [good, bad, good]) {
-      recordUsageInBackground(server.app.services, { principal, method: 'REST', status: 'success', inputTokens: 5, outputTokens: 1, latencyMs: 1 });
-    }
+    // Recorded in the same turn, so they travel in one batch.
+    await Promise.all(
+      [good, bad, good].map((principal) => server.app.services.usage.record({ principal, method: 'REST', status: 'success', inputTokens: 5, outputTokens: 1, latencyMs: 1 })),
+    );
     expect(await eventCount(proKeyId)).toBe(before + 2);
   });
 });

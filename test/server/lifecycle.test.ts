@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { runTask } from '../../src/domain/compute.js';
+import { openStore } from '../../src/store/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
@@ -88,6 +89,42 @@ describe(`lifecycle (${DB_KIND})`, () => {
     expect(await exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
     await stop(proc.child);
+  });
+});
+
+describe(`durability (${DB_KIND})`, () => {
+  it('every compression answered 200 keeps its usage event through kill -9', async () => {
+    const store = await sharedStore();
+    const proc = await spawnUntil(join(root, 'dist/src/main.js'), { ...store.env, PORT: '0', HOST: '127.0.0.1' }, /(gc_[0-9a-f]{32})/);
+    const port = Number(/"port":(\d+)/.exec(proc.output())![1]);
+    const key = proc.match[1]!;
+    const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+    let acknowledged = 0;
+    let tenAnswered!: () => void;
+    const ten = new Promise<void>((r) => (tenAnswered = r));
+    // Traffic in flight when the process dies (killed right after the 10th answer): count only what was answered 200.
+    const traffic = Array.from({ length: 40 }, (_, i) =>
+      fetch(`http://127.0.0.1:${port}/v1/compress`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: `${sampleDocument()} Call ${i}.`, fidelity: 'outline' }),
+      }).then((res) => {
+        if (res.status === 200 && ++acknowledged === 10) tenAnswered();
+      }, () => undefined),
+    );
+    await ten;
+    proc.child.kill('SIGKILL');
+    await Promise.all(traffic);
+    await exited;
+    expect(acknowledged).toBeGreaterThanOrEqual(10);
+    if (process.env.TEST_LOGS) console.log(`acknowledged ${acknowledged} of 40`);
+    const db = await openStore({ databaseUrl: store.databaseUrl, dataDir: store.dataDir });
+    try {
+      const [row] = await db.query<{ n: number }>("select count(*)::int as n from usage_events where method = 'REST'");
+      expect(row!.n).toBeGreaterThanOrEqual(acknowledged);
+    } finally {
+      await db.close();
+    }
   });
 });
 

@@ -62,15 +62,8 @@ export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promi
   return id!;
 }
 
-const FLUSH_DELAY_MS = 50;
 const MAX_BATCH = 500;
-const buffers = new WeakMap<Queryable, UsageEventInput[]>();
 
-/**
- * Records off the request path: events gather for up to 50 ms and go in one INSERT (the embedded
- * database runs on the event loop, so per-event inserts would cost every caller). Shutdown drains
- * the background set, so nothing buffered is lost on SIGTERM.
- */
 /**
  * Writes a batch; when the batch INSERT fails as a whole (a row the database refuses), the rows go
  * one by one so one bad row never takes the others with it. A row still refused is logged and dropped.
@@ -88,23 +81,50 @@ async function insertBatch(db: Queryable, batch: readonly UsageEventInput[], log
   }
 }
 
-export function recordUsageInBackground(
-  services: { db: Queryable; log: Pick<Logger, 'error'>; background: { add(label: string, p: Promise<unknown>): void } },
-  event: UsageEventInput,
-): void {
-  const e = event.at ? event : { ...event, at: new Date() };
-  let buffer = buffers.get(services.db);
-  if (buffer) {
-    buffer.push(e);
-    return;
+interface PendingEvent {
+  event: UsageEventInput;
+  done(err?: unknown): void;
+}
+
+/**
+ * Usage events by group commit: record() resolves once the event's INSERT has committed, so a call is
+ * answered only after its event is durable (it survives kill -9). Events that arrive while a batch is
+ * being written go together in the next one, so under load one INSERT carries many calls and a call
+ * waits about one INSERT, not a fixed window.
+ */
+export class UsageWriter {
+  private pending: PendingEvent[] = [];
+  private running: Promise<void> | null = null;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly log: Pick<Logger, 'error'>,
+    private readonly background: { add(label: string, work: Promise<unknown>): void },
+  ) {}
+
+  record(event: UsageEventInput): Promise<void> {
+    const e = event.at ? event : { ...event, at: new Date() };
+    return new Promise<void>((resolve, reject) => {
+      this.pending.push({ event: e, done: (err) => (err ? reject(err) : resolve()) });
+      if (!this.running) {
+        this.running = this.drain();
+        this.background.add('usage events', this.running);
+      }
+    });
   }
-  buffer = [e];
-  buffers.set(services.db, buffer);
-  const flush = async () => {
-    await new Promise((r) => setTimeout(r, FLUSH_DELAY_MS));
-    const batch = buffers.get(services.db)!;
-    buffers.delete(services.db);
-    for (let i = 0; i < batch.length; i += MAX_BATCH) await insertBatch(services.db, batch.slice(i, i + MAX_BATCH), services.log);
-  };
-  services.background.add('usage events', flush());
+
+  private async drain(): Promise<void> {
+    // Let the calls answered in this turn of the event loop join the first batch.
+    await new Promise((r) => setImmediate(r));
+    while (this.pending.length) {
+      const batch = this.pending.splice(0, MAX_BATCH);
+      try {
+        await insertBatch(this.db, batch.map((p) => p.event), this.log);
+        for (const p of batch) p.done();
+      } catch (err) {
+        for (const p of batch) p.done(err);
+      }
+    }
+    this.running = null;
+  }
 }
