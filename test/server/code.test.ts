@@ -110,3 +110,36 @@ describe(`code results are honest about what they compressed (${DB_KIND})`, () =
     }
   });
 });
+
+describe(`structural output (${DB_KIND})`, () => {
+  it('never outgrows its input: a budget that covers two small files returns them whole, imports included', async () => {
+    const files = [
+      { path: 'a.py', content: 'from b import helper\n\ndef main():\n    return helper(2)\n' },
+      { path: 'b.py', content: 'def helper(x):\n    return x * 2\n' },
+    ];
+    const res = await server.request('POST', '/v1/compress-code/structural', { body: { files } });
+    expect(res.status).toBe(200);
+    expect(res.json.compressed_tokens).toBeLessThanOrEqual(res.json.original_tokens);
+    expect(res.json.savings_percent).toBeGreaterThanOrEqual(0);
+    expect(res.json.output).toContain('from b import helper');
+    expect(res.json.file_imports['a.py'] ?? res.json.file_imports).toBeTruthy();
+  });
+
+  it('keeps each rendered file’s import lines when the budget forces a skeleton', async () => {
+    const body = (n: string) => Array.from({ length: 30 }, (_, i) => `    v${i} = ${n}(${i}) + ${i}  # step ${i}`).join('\n');
+    const files = [
+      { path: 'app/main.py', content: `import os\nfrom app.util import helper, other\n\ndef main():\n    """Entry."""\n${body('helper')}\n    return v1\n` },
+      { path: 'app/util.py', content: `import re\n\ndef helper(x):\n    """Helps."""\n${body('int')}\n    return x\n\ndef other(y):\n${body('str')}\n    return y\n` },
+    ];
+    const res = await server.request('POST', '/v1/compress-code/structural', { body: { files, token_budget: 120 } });
+    expect(res.status).toBe(200);
+    expect(res.json.compressed_tokens).toBeLessThan(res.json.original_tokens);
+    expect(res.json.compressed_tokens).toBeLessThanOrEqual(120);
+    for (const file of ['app/main.py', 'app/util.py']) {
+      if (!res.json.output.includes(`--- ${file} ---`)) continue;
+      const section = res.json.output.split(`--- ${file} ---`)[1]!.split('\n--- ')[0]!;
+      expect(section).toContain(file === 'app/main.py' ? 'from app.util import helper, other' : 'import re');
+    }
+    expect(res.json.output).toContain('--- app/main.py ---');
+  });
+});

@@ -61,8 +61,18 @@ export function renderBudget(index: CodeIndex, order: number[], budget: number, 
   };
   const headerCost = 8;
   const filesUsed = new Set<number>();
+  // A file's import lines go with its first rendered unit: they are how a reader follows the graph.
+  const importCost = new Map<number, number>();
+  const importsOf = (f: number) => {
+    let c = importCost.get(f);
+    if (c === undefined) importCost.set(f, (c = importLines(index, f) ? countTokens(importLines(index, f)!, tokenizer) + 1 : 0));
+    return c;
+  };
   let used = 0;
-  const cost = (i: number, tokens: number): number => tokens + 1 + (filesUsed.has(index.table.fileOf[i]!) ? 0 : headerCost);
+  const cost = (i: number, tokens: number): number => {
+    const f = index.table.fileOf[i]!;
+    return tokens + 1 + (filesUsed.has(f) ? 0 : headerCost + importsOf(f));
+  };
   for (const i of order) {
     if (used >= budget * SIGNATURE_SHARE) break;
     if (covered(i)) continue;
@@ -120,6 +130,17 @@ export function renderBudget(index: CodeIndex, order: number[], budget: number, 
   return { output, tiers };
 }
 
+/** The file's import statements, verbatim, one per line (null when it has none). */
+function importLines(index: CodeIndex, f: number): string | null {
+  const imports = index.analyses[f]!.imports;
+  return imports.length ? imports.map((i) => i.text.trim()).join('\n') : null;
+}
+
+/** Every file whole, as the structural output shows files: what a budget that covers the input returns. */
+export function renderWhole(index: CodeIndex): string {
+  return index.analyses.map((a) => `--- ${a.path} ---\n${a.content.replace(/\s+$/, '')}\n`).join('\n');
+}
+
 function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string[]>): string {
   const byFile = new Map<number, Piece[]>();
   const fileOrder: number[] = [];
@@ -136,6 +157,8 @@ function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string
   for (const f of fileOrder) {
     const list = byFile.get(f)!.sort((a, b) => index.units[a.unit]!.start - index.units[b.unit]!.start);
     parts.push(`--- ${index.paths[f]} ---`);
+    const imports = importLines(index, f);
+    if (imports) parts.push(imports);
     for (const p of list) parts.push(p.text);
     const extra = outline.get(f);
     if (extra) parts.push(`… also: ${extra.join(', ')}`);

@@ -5,7 +5,7 @@ import { analyzeFiles } from './analyze.js';
 import { bm25Search, words } from './bm25.js';
 import { CodeIndex } from './codeindex.js';
 import { BlastRadiusInputError, CodeInputError } from './errors.js';
-import { renderBudget } from './render.js';
+import { renderBudget, renderWhole, type Tier } from './render.js';
 import { reciprocalRankFusion } from '../shared/rrf.js';
 import type { BlastRadius, FileAnalysis, RankedUnit, StructuralInput, StructuralOptions, StructuralResult } from './types.js';
 
@@ -78,7 +78,17 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
   const tokenizer = tokenizerFor(opts.model);
   const original_tokens = tokenizer === 'o200k_base' ? analyses.reduce((s, a) => s + a.tokens, 0) : analyses.reduce((s, a) => s + countTokens(a.content, tokenizer), 0);
   const token_budget = Math.max(1, Math.floor(opts.token_budget ?? Math.min(MAX_DEFAULT_BUDGET, Math.max(MIN_BUDGET, Math.round(original_tokens * FIDELITY_BUDGET[fidelity])))));
-  const { output, tiers } = renderBudget(index, order, token_budget, tokenizer);
+  // Nothing to save when the budget covers the input, and a rendering that would outgrow it is no
+  // compression: either way the answer is the input itself, whole (its path lines count as input).
+  const pathTokens = analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
+  let { output, tiers } = original_tokens + pathTokens <= token_budget ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
+  let compressed_tokens = output ? countTokens(output, tokenizer) : Infinity;
+  let inputTokens = original_tokens + pathTokens;
+  if (compressed_tokens >= inputTokens) {
+    output = renderWhole(index);
+    compressed_tokens = inputTokens = countTokens(output, tokenizer);
+    tiers = new Map(index.units.map((_, i) => [i, 'full' as Tier]));
+  }
   const t3 = performance.now();
 
   const bmRank = new Map(bm25Order.map((u, r) => [u, r + 1]));
@@ -102,14 +112,13 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
     };
   });
 
-  const compressed_tokens = countTokens(output, tokenizer);
   const languages: Record<string, number> = {};
   const parsers: Record<string, number> = {};
   for (const a of analyses) {
     languages[a.language] = (languages[a.language] ?? 0) + 1;
     parsers[a.parser] = (parsers[a.parser] ?? 0) + 1;
   }
-  const stats = tokenStats(original_tokens, compressed_tokens);
+  const stats = tokenStats(inputTokens, compressed_tokens);
   return {
     output,
     files: analyses.length,
@@ -118,9 +127,6 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
     languages,
     parsers,
     ...stats,
-    // Outline lines on a tiny input can outgrow it; savings are reported as none, not negative.
-    tokens_saved: Math.max(0, stats.tokens_saved),
-    savings_percent: Math.max(0, stats.savings_percent),
     token_budget,
     tokenizer,
     fidelity,
