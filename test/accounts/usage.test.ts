@@ -157,7 +157,7 @@ describe(`usage analytics (${DB_KIND})`, () => {
   it('by-client: known AI clients by name, everything else in other', async () => {
     const res = await get('/v1/usage/by-client');
     const byClient = Object.fromEntries(res.json.data.map((r: any) => [r.client, r.calls]));
-    expect(byClient).toEqual({ claude: 1, cursor: 1, other: 8 }); // 10 calls in 30 days
+    expect(byClient).toEqual({ 'claude-code': 1, cursor: 1, other: 8 }); // 10 calls in 30 days
     expect(res.json.data[0].client).toBe('other');
   });
 

@@ -102,23 +102,26 @@ export async function usageByTool(db: Queryable, userId: string, days: number) {
 }
 
 /**
- * Known AI clients, matched case-insensitively against the recorded client signal (the MCP
- * clientInfo name, else the User-Agent). Rows with neither signal, or an unknown one, are 'other'.
+ * Known AI clients, matched case-insensitively (SQL LIKE, first match wins) against the recorded
+ * client signal: the MCP clientInfo name, else the REST User-Agent. Rows with neither signal, or an
+ * unknown one, are 'other'. The table and real strings it recognises are in docs/accounts.md.
  */
-export const KNOWN_CLIENTS: [label: string, pattern: string][] = [
-  ['claude', '%claude%'],
-  ['cursor', '%cursor%'],
-  ['windsurf', '%windsurf%'],
-  ['copilot', '%copilot%'],
-  ['vscode', '%vscode%'],
-  ['cline', '%cline%'],
-  ['continue', '%continue%'],
-  ['zed', '%zed%'],
-  ['chatgpt', '%chatgpt%'],
-  ['openai', '%openai%'],
-  ['gemini', '%gemini%'],
+export const KNOWN_CLIENTS: [label: string, patterns: string[]][] = [
+  ['claude-code', ['%claude-code%', '%claude-cli%', '%claude code%']],
+  ['claude-desktop', ['%claude-ai%', '%claude desktop%', '%claude-desktop%', 'claude/%', '%claude%']],
+  ['cursor', ['%cursor%']],
+  ['windsurf', ['%windsurf%', '%codeium%']],
+  ['cline', ['%cline%']],
+  ['continue', ['%continue%']],
+  ['vscode-copilot', ['%copilot%', '%visual studio code%', '%vscode%']],
+  ['zed', ['zed', 'zed/%', 'zed %', '%zed-industries%']],
+  ['codex', ['%codex%']],
+  ['gemini-cli', ['%gemini%']],
+  ['anthropic-sdk', ['anthropic/%', '%anthropic-python%', '%anthropic-typescript%', '%anthropic-sdk%']],
+  ['openai-sdk', ['openai/%', '%openai-python%', '%openai-node%', '%openai-agents%']],
+  ['mcp-sdk', ['mcp', 'mcp/%', '%modelcontextprotocol%', '%mcp-inspector%', '%inspector-client%', '%fastmcp%']],
 ];
-const CLIENT_CASE = `case ${KNOWN_CLIENTS.map(([label, pattern]) => `when lower(e.client) like '${pattern}' then '${label}'`).join(' ')} else 'other' end`;
+const CLIENT_CASE = `case ${KNOWN_CLIENTS.flatMap(([label, patterns]) => patterns.map((p) => `when lower(e.client) like '${p}' then '${label}'`)).join(' ')} else 'other' end`;
 
 export async function usageByClient(db: Queryable, userId: string, days: number) {
   // Aggregate per raw client first, then classify the few distinct values (not every row).
