@@ -7,6 +7,7 @@ import type { Principal } from '../auth/principal.js';
 import { Call } from '../domain/call.js';
 import { httpReplyOf } from './errors.js';
 import { parseJsonBody } from './jsonBody.js';
+import { storableText } from '../lib/text.js';
 import { BodyBudget, BodyReader, declaredLength, writeReply } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
@@ -123,7 +124,9 @@ export function startHttpServer(
         route: 'unmatched',
       };
     }
-    const { handler: route, params, pattern } = found.match;
+    const { handler: route, pattern } = found.match;
+    // Path and query text meet the same boundary rule as bodies (docs/reliability.md): storable text only.
+    const params = Object.fromEntries(Object.entries(found.match.params).map(([k, v]) => [k, storableText(v)]));
     const declared = Number(incoming.headers['content-length'] ?? '0');
     if (declared > limit) {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
@@ -216,7 +219,7 @@ function parseJson(raw: Buffer | null): unknown {
 
 function parseQuery(query: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(query)) out[k] = v;
+  for (const [k, v] of new URLSearchParams(query)) out[storableText(k)] = storableText(v);
   return out;
 }
 
