@@ -1,0 +1,148 @@
+// Cross-tenant matrix generated from the registries: every authenticated REST route that takes a
+// resource id, and every MCP tool that takes one, is called by a second user on the first user's
+// real resources and must answer 404 / not_found (or the spec's 403 where it names one). A new route
+// or tool with an id joins by being registered; a new id kind fails here until it has a fixture.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createUser } from '../../src/domain/accounts/users.js';
+import { preserveOriginal } from '../../src/domain/compression/originals.js';
+import { allTools } from '../../src/mcp/registry.js';
+import { allRoutes } from '../../src/routes/index.js';
+import { call, connectMcp } from '../helpers/mcp.js';
+import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+
+let server: TestServer;
+/** The first user's resources, by path parameter / tool argument name. */
+const ids: Record<string, string> = {};
+let bKey: string;
+let bProjectKey: string;
+
+/** A body that passes validation, so only ownership can refuse the call (route key: "METHOD path"). */
+const BODIES: Record<string, unknown> = {
+  'PATCH /v1/keys/:key_id': { name: 'stolen' },
+  'POST /v1/keys/:key_id/rotate': { grace_period_days: 1 },
+  'POST /v1/keys/:key_id/confirm-tokens': { operation: 'revoke' },
+  'PUT /v1/profiles/:profile_id': { name: 'stolen' },
+  'PUT /v1/projects/:project_id': { name: 'stolen' },
+  'POST /v1/projects/:project_id/knowledge/items': { name: 'stolen', content: 'x' },
+  'PATCH /v1/projects/:project_id/knowledge/items/:item_id': { name: 'stolen' },
+  'POST /v1/projects/:project_id/knowledge/query': { query: 'pool' },
+  'POST /v1/projects/:project_id/knowledge/uploads': { idempotency_key: 'k1', name: 'stolen' },
+  'POST /v1/projects/:project_id/knowledge/uploads/:upload_id/complete': {},
+};
+
+/** Where the spec names 403 instead of 404 (a confirm token is confirmed in an identity-provider session only). */
+const EXPECTED: Record<string, number[]> = { 'POST /v1/keys/confirm/:token_hash': [403, 404] };
+
+/** Tool arguments naming the first user's resources; the spec's 403 for another user's key. */
+const TOOL_CALLS: { tool: string; args: () => Record<string, unknown>; error: string[]; projectKey?: boolean }[] = [
+  { tool: 'get_original_output', args: () => ({ original_id: ids.original_id }), error: ['not_found'] },
+  { tool: 'read_skeleton', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
+  { tool: 'modulate_region', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
+  { tool: 'get_stats', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
+  { tool: 'delete_document', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
+  { tool: 'gc_revoke_api_key', args: () => ({ key_id: ids.key_id }), error: ['forbidden'] },
+  { tool: 'gc_rebind_api_key', args: () => ({ key_id: ids.key_id, project_id: null }), error: ['forbidden'] },
+  { tool: 'gc_kb_get', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_kb_edit', args: () => ({ item_id: ids.item_id, name: 'stolen' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_kb_delete', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_kb_diff', args: () => ({ item_id: ids.item_id, from_version_id: ids.version_id, to_version_id: ids.version_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_kb_set_visibility', args: () => ({ item_id: ids.item_id, visibility: 'private' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_kb_share', args: () => ({ item_id: ids.item_id, peer_id: '00000000-0000-4000-8000-000000000001' }), error: ['not_found'], projectKey: true },
+];
+
+/** Tool arguments that name a resource: a tool taking one of these must appear in TOOL_CALLS. */
+const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id'];
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const db = server.app.services.db;
+  const a = await createUser(db, { plan: 'team', name: 'tenant-a' });
+  const aKey = (await createApiKey(db, { userId: a.id, plan: 'team', name: 'a' })).key;
+  const req = (method: string, path: string, body?: unknown) => server.request(method, path, { key: aKey, body });
+
+  ids.key_id = (await req('POST', '/v1/keys', { name: 'a-second' })).json.key_id;
+  ids.profile_id = String((await req('POST', '/v1/profiles', { name: 'a-profile' })).json.id);
+  ids.project_id = (await req('POST', '/v1/projects', { name: 'a-project' })).json.project_id;
+  const item = (await req('POST', `/v1/projects/${ids.project_id}/knowledge/items`, { name: 'a-item', content: sampleDocument() })).json;
+  ids.item_id = item.item_id ?? item.id;
+  ids.version_id = item.current_version_id;
+  ids.upload_id = (await req('POST', `/v1/projects/${ids.project_id}/knowledge/uploads`, { idempotency_key: 'a-1', name: 'a-upload' })).json.upload_id;
+  await req('POST', '/v1/compress', { text: sampleDocument() });
+  await server.app.services.background.drain();
+  ids.event_id = (await req('GET', '/v1/usage/events')).json.items[0].id;
+  ids.token_hash = (await req('POST', `/v1/keys/${ids.key_id}/confirm-tokens`, { operation: 'revoke' })).json.token ?? 'unknown-token';
+  ids.original_id = await preserveOriginal(db, a.id, 'the first user’s original', 5);
+  const aMcp = await connectMcp(server.url, aKey);
+  try {
+    ids.file_id = (await call(aMcp, 'ingest_context', { text: sampleDocument(), name: 'a-doc' })).data.file_id;
+  } finally {
+    await aMcp.close();
+  }
+  for (const [k, v] of Object.entries(ids)) if (!v) throw new Error(`fixture ${k} was not created`);
+
+  const b = await createUser(db, { plan: 'team', name: 'tenant-b' });
+  bKey = (await createApiKey(db, { userId: b.id, plan: 'team', name: 'b' })).key;
+  const bProject = (await server.request('POST', '/v1/projects', { key: bKey, body: { name: 'b-project' } })).json.project_id;
+  bProjectKey = (await createApiKey(db, { userId: b.id, plan: 'team', name: 'b-bound', projectId: bProject })).key;
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe(`cross-tenant matrix (${DB_KIND})`, () => {
+  const withIds = allRoutes.filter((r) => r.auth === 'key' && /:\w+/.test(r.path));
+
+  it('covers every authenticated REST route that takes an id', () => {
+    expect(withIds.length).toBeGreaterThanOrEqual(20);
+  });
+
+  for (const route of withIds) {
+    const key = `${route.method} ${route.path}`;
+    it(`${key}: another user's resource answers ${EXPECTED[key]?.join(' or ') ?? 404}`, async () => {
+      const path = route.path.replace(/:(\w+)/g, (_, name: string) => {
+        if (!ids[name]) throw new Error(`no fixture for path parameter :${name}; add one to this test`);
+        return encodeURIComponent(ids[name]!);
+      });
+      const query = key.endsWith('/diff') ? `?from_version_id=${ids.version_id}&to_version_id=${ids.version_id}` : '';
+      const res = await server.request(route.method, path + query, { key: bKey, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : (BODIES[key] ?? {}) });
+      expect(EXPECTED[key] ?? [404], `${key} answered ${res.status}: ${res.text.slice(0, 200)}`).toContain(res.status);
+      expect(res.text).not.toContain('a-second');
+    });
+  }
+
+  it('covers every MCP tool that takes a resource id', () => {
+    const covered = new Set(TOOL_CALLS.map((c) => c.tool));
+    const missing = allTools()
+      .filter((t) => {
+        const shape = (t.input as { _def?: { shape?: () => Record<string, unknown>; schema?: { _def?: { shape?: () => Record<string, unknown> } } } })._def;
+        const fields = Object.keys(shape?.shape?.() ?? shape?.schema?._def?.shape?.() ?? {});
+        return fields.some((f) => ID_ARGUMENTS.includes(f));
+      })
+      .map((t) => t.name)
+      .filter((name) => !covered.has(name));
+    expect(missing, 'tools with an id argument but no cross-tenant case').toEqual([]);
+  });
+
+  for (const c of TOOL_CALLS) {
+    it(`${c.tool}: another user's resource is ${c.error.join(' or ')}`, async () => {
+      const client = await connectMcp(server.url, c.projectKey ? bProjectKey : bKey);
+      try {
+        const res = await call(client, c.tool, c.args());
+        expect(res.isError, JSON.stringify(res.data).slice(0, 200)).toBe(true);
+        expect(c.error).toContain(res.data.error);
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it("the first user's resources are all still there and unchanged", async () => {
+    const aList = await server.app.services.db.query<{ name: string }>('select name from api_keys where key_id = $1 and revoked_at is null', [ids.key_id]);
+    expect(aList[0]?.name).toBe('a-second');
+    const [item] = await server.app.services.db.query<{ name: string; deleted_at: Date | null }>('select name, deleted_at from kb_items where id = $1', [ids.item_id]);
+    expect(item).toMatchObject({ name: 'a-item', deleted_at: null });
+    const [doc] = await server.app.services.db.query('select id from documents where id = $1', [ids.file_id]);
+    expect(doc).toBeDefined();
+  });
+});
