@@ -95,7 +95,10 @@ export function startHttpServer(
         writeReply(res, status, reply, incoming.requestId, close);
       }
       body?.release();
-      services.metrics.observeRequest(incoming.method, route, status, (performance.now() - incoming.started) / 1000);
+      const seconds = (performance.now() - incoming.started) / 1000;
+      services.metrics.observeRequest(incoming.method, route, status, seconds);
+      // The route pattern, never the URL: paths and query strings can carry ids and upload signatures.
+      if (services.config.logRequests) services.log.info('request', { method: incoming.method, route, status, ms: Math.round(seconds * 1000), request_id: incoming.requestId });
       settle();
     };
     handle(incoming, found, limit, body, abort.signal, () => done)
