@@ -67,7 +67,7 @@ export class Call {
 
   /** Runs a pool task for this call (cancelled when the caller goes away). */
   compute<K extends TaskName>(name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
-    return runTask(this.services, name, input, { signal: this.signal, owner: this.principal.keyId ?? `user:${this.principal.userId}`, ...options });
+    return runTask(this.services, name, input, { signal: this.signal, owner: ownerOf(this.principal), ...options });
   }
 
   /** Refuses with quota_exceeded when the key's enforced monthly quota is used up. */
@@ -117,6 +117,11 @@ export class Call {
   finishWith(err: unknown): Promise<void> {
     return this.finish(err === undefined ? 'success' : statusOf(err));
   }
+}
+
+/** Whose compute a call is, for the pool's fair share: its key, or its user for identity-provider sessions. */
+export function ownerOf(principal: Principal): string {
+  return principal.keyId ?? `user:${principal.userId}`;
 }
 
 /** Usage-event status of a failed call: the caller's fault, the deadline, or ours. */

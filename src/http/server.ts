@@ -4,7 +4,8 @@ import type { Services } from '../services.js';
 import { authenticate } from '../auth/authenticate.js';
 import { requirePlan } from '../auth/plans.js';
 import type { Principal } from '../auth/principal.js';
-import { Call } from '../domain/call.js';
+import { Call, ownerOf } from '../domain/call.js';
+import { unavailable } from '../domain/errors.js';
 import { httpReplyOf } from './errors.js';
 import { parseJsonBody } from './jsonBody.js';
 import { storableText } from '../lib/text.js';
@@ -14,6 +15,7 @@ import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const YIELD_BEFORE_PARSE_BYTES = 64 * 1024;
 
 const REQUEST_ID = /^[\w.-]{1,128}$/;
 
@@ -136,6 +138,12 @@ export function startHttpServer(
     }
     // Authentication first, from the headers alone: a request without a valid key is refused unread.
     const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
+    // A compression the pool could not take now is refused at the door, before its body is read or parsed.
+    if (principal && route.usage && services.pool.saturatedFor(ownerOf(principal))) {
+      const refused = unavailable('Compute pool is saturated; retry shortly', 1);
+      await new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers) }).finishWith(refused).catch(() => undefined);
+      throw refused;
+    }
     const read = body ? await body.read() : null;
     if (read === 'too-large') {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
@@ -145,6 +153,9 @@ export function startHttpServer(
     }
     const rawBody = read;
     if (isDone()) return { status: 499, reply: {}, route: pattern };
+    // A large body is parsed in its own turn of the event loop, so a burst of them cannot hold back
+    // other requests (liveness probes among them) for the sum of their parse times.
+    if (rawBody && rawBody.length > YIELD_BEFORE_PARSE_BYTES) await new Promise((r) => setImmediate(r));
 
     // From here on an authenticated call is a Call: a metered route writes its one usage event however it ends.
     const call = principal

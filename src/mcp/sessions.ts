@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Principal } from '../auth/principal.js';
+import { ownerOf } from '../domain/call.js';
 import { unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import { createMcpServer, type Caller } from './server.js';
@@ -31,8 +32,6 @@ export interface SessionLimits {
   /** A session unused this long is closed. */
   idleMs: number;
 }
-
-const ownerOf = (p: Principal) => p.keyId ?? `user:${p.userId}`;
 
 /** In-memory MCP sessions of this instance, each bound to the key that opened it. */
 export class SessionStore {

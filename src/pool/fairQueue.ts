@@ -12,6 +12,10 @@ export class FairQueue<T> {
     return this.count;
   }
 
+  sizeOf(owner: string): number {
+    return this.byOwner.get(owner)?.length ?? 0;
+  }
+
   push(owner: string, item: T): void {
     let items = this.byOwner.get(owner);
     if (!items) {

@@ -92,8 +92,21 @@ export class ComputePool {
     }
   }
 
+  /** Waiting tasks one owner may hold: half the queue, so a burst from one key leaves room for the others. */
+  private get ownerShare(): number {
+    return Math.max(1, Math.floor(this.maxQueue / 2));
+  }
+
+  /** Whether a task from `owner` would be refused right now (the door sheds load before reading a body). */
+  saturatedFor(owner: string): boolean {
+    if (this.running < this.threads) return false;
+    return this.waiting.size >= this.maxQueue || this.waiting.sizeOf(owner) >= this.ownerShare;
+  }
+
   private waitForThread(owner: string, signal?: AbortSignal): Promise<void> {
-    if (this.waiting.size >= this.maxQueue) return Promise.reject(new PoolBusyError('compute queue is full'));
+    if (this.waiting.size >= this.maxQueue || this.waiting.sizeOf(owner) >= this.ownerShare) {
+      return Promise.reject(new PoolBusyError('compute queue is full'));
+    }
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => {
         if (this.waiting.remove(owner, entry)) reject(signal!.reason);

@@ -37,16 +37,18 @@ describe(`compute pool bounds (${DB_KIND})`, () => {
     const finished: string[] = [];
     const task = (owner: string, i: number) =>
       runTask(services, 'ping', { holdMs: 60 }, { owner }).then(() => finished.push(`${owner}${i}`));
-    const burst = Array.from({ length: 6 }, (_, i) => task('a', i));
+    // One thread, 8 waiting places: a key may hold half of them, so a5 is refused while b still gets in.
+    const burst = Array.from({ length: 6 }, (_, i) => task('a', i).then(() => 'ok', (e) => e.name));
     const other = task('b', 0);
-    await Promise.all([...burst, other]);
-    // a0 holds the thread; b0 is served right after it, not after the whole burst.
+    const outcomes = await Promise.all([...burst, other]);
+    expect(outcomes.slice(0, 6)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok', 'DomainError']);
+    // a0 holds the thread; b0 is served right after it, not after the rest of the burst.
     expect(finished.indexOf('b0')).toBeLessThanOrEqual(2);
   });
 
   it('past the queue bound the pool is unavailable with a retry time', async () => {
     const services = server.app.services;
-    const hold = Array.from({ length: 9 }, () => runTask(services, 'ping', { holdMs: 150 }, { owner: 'c' }).then(() => 'ok', (e) => e));
+    const hold = Array.from({ length: 9 }, (_, i) => runTask(services, 'ping', { holdMs: 150 }, { owner: `c${i}` }).then(() => 'ok', (e) => e));
     const extra = await runTask(services, 'ping', undefined, { owner: 'd' }).then(() => null, (e) => e);
     expect(extra).toBeInstanceOf(DomainError);
     expect(extra.kind).toBe('unavailable');
