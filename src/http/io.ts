@@ -29,7 +29,7 @@ export class BodyBudget {
   }
 }
 
-export type BodyOutcome = Buffer | 'too-large' | 'over-budget';
+export type BodyOutcome = Buffer | 'too-large' | 'over-budget' | 'aborted';
 
 /**
  * A refused request whose unread body is at most this large is drained (read and dropped) before the
@@ -90,7 +90,7 @@ export class BodyReader {
 
   private settle(outcome: BodyOutcome): void {
     this.outcome = outcome;
-    if (outcome !== 'too-large' && outcome !== 'over-budget') {
+    if (Buffer.isBuffer(outcome)) {
       this.chunks = [];
     } else {
       this.release();
@@ -111,6 +111,13 @@ export class BodyReader {
     if (!this.paused || this.released) return;
     this.paused = false;
     this.res.resume();
+  }
+
+  /** The client went away: a pending read resolves 'aborted' and the held bytes go back to the budget. */
+  abort(): void {
+    this.released = true;
+    if (!this.outcome) this.settle('aborted');
+    this.release();
   }
 
   /**

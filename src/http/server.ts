@@ -79,14 +79,16 @@ export function startHttpServer(
     };
     const abort = new AbortController();
     let done = false;
+    let body: BodyReader | null = null;
     res.onAborted(() => {
       done = true;
       abort.abort();
+      body?.abort();
     });
     const found = router.find(incoming.method, incoming.path);
     const limit = found.kind === 'found' && found.match.handler.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
     // Attached now (before any await) and paused: the body is read only once the key checks out.
-    const body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget) : null;
+    body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget) : null;
     inFlight++;
     const finish = async (status: number, reply: Reply, route: string, closeConnection = false) => {
       let close = closeConnection || draining;
@@ -151,8 +153,8 @@ export function startHttpServer(
     if (read === 'over-budget') {
       return { status: 503, reply: { body: { detail: 'Too many request bodies in flight; retry shortly' }, headers: { 'retry-after': '1' } }, route: pattern, close: true };
     }
+    if (read === 'aborted' || isDone()) return { status: 499, reply: {}, route: pattern };
     const rawBody = read;
-    if (isDone()) return { status: 499, reply: {}, route: pattern };
     // A large body is parsed in its own turn of the event loop, so a burst of them cannot hold back
     // other requests (liveness probes among them) for the sum of their parse times.
     if (rawBody && rawBody.length > YIELD_BEFORE_PARSE_BYTES) await new Promise((r) => setImmediate(r));

@@ -36,6 +36,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
     res.onAborted(() => {
       aborted = true;
       abort.abort();
+      body?.abort();
     });
     // Attached now (before any await) and paused: the body is read only once the caller checks out.
     const body = method === 'POST' ? new BodyReader(res, services.config.maxBodyBytes, bodies) : null;
@@ -69,7 +70,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       const read = body ? await body.read() : null;
       if (read === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
       if (read === 'over-budget') throw new HttpError(503, 'Too many request bodies in flight; retry shortly', { 'retry-after': '1' });
-      if (aborted) return;
+      if (aborted || read === 'aborted') return;
       const raw = read;
       let parsed: unknown;
       try {

@@ -177,3 +177,24 @@ describe(`project-bound keys stay in their project (${DB_KIND})`, () => {
     }
   });
 });
+
+describe(`in-flight body budget (${DB_KIND})`, () => {
+  it('past the process-wide budget of body bytes, a new body is refused 503 with Retry-After, and served again once room frees', async () => {
+    const small = await startTestServer({ maxInflightBodyBytes: 256 * 1024 });
+    try {
+      // A slow upload holds 200 KiB of the 256 KiB budget (declared 300 KiB, the rest never sent).
+      const held = partialPost(small.url, '/v1/compress', { authorization: `Bearer ${small.ownerKey}` }, 300 * 1024, 200 * 1024, 3000);
+      await new Promise((r) => setTimeout(r, 300));
+      const refused = await small.request('POST', '/v1/compress', { body: { text: 'y'.repeat(120 * 1024) } });
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+      expect(refused.json.detail).toMatch(/bodies in flight/);
+      await held; // the slow client gives up: its bytes go back to the budget
+      await new Promise((r) => setTimeout(r, 200));
+      const served = await small.request('POST', '/v1/compress', { body: { text: 'y'.repeat(120 * 1024) } });
+      expect(served.status).toBe(200);
+    } finally {
+      await small.close();
+    }
+  });
+});
