@@ -47,7 +47,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const dbBreaker = new CircuitBreaker('database');
     const db = guardDb(await openStore(config), dbBreaker);
     opened.push(() => db.close());
-    const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs });
+    const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs, threadNice: config.poolThreadNice });
     // Reached after the HTTP server's grace period: whatever still runs is stopped, not awaited.
     opened.push(() => pool.close({ force: true }));
     await pool.warmUp(config.poolThreads);

@@ -19,6 +19,8 @@ export interface Config {
   /** Body limit of the routes that take a whole repository (structural code compression). */
   maxRepositoryBodyBytes: number;
   poolThreads: number;
+  /** Nice value of the compute threads (POOL_THREAD_NICE, 0-19): above the event loop's, so I/O and health checks get a core first. */
+  poolThreadNice: number;
   poolMaxQueue: number;
   /** Time budget of one compute task (POOL_TASK_DEADLINE_MS); past it the worker is replaced and the call times out. */
   poolTaskDeadlineMs: number;
@@ -153,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 8 * 1024 * 1024),
     maxRepositoryBodyBytes: int(env, 'MAX_REPOSITORY_BODY_BYTES', 64 * 1024 * 1024),
     poolThreads: Math.max(1, threads),
+    poolThreadNice: Math.min(19, Math.max(0, int(env, 'POOL_THREAD_NICE', 10))),
     poolMaxQueue: int(env, 'POOL_MAX_QUEUE', Math.max(1, threads) * 64),
     // Fits the largest accepted body: a 64 MiB repository takes well under a minute per task.
     poolTaskDeadlineMs: Math.max(1, int(env, 'POOL_TASK_DEADLINE_MS', 120_000)),

@@ -1,4 +1,5 @@
-import { threadId } from 'node:worker_threads';
+import { setPriority } from 'node:os';
+import { threadId, workerData } from 'node:worker_threads';
 import { codeTasks } from './code/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
@@ -6,6 +7,18 @@ import { kbTasks } from './kb/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
+
+// On a machine with as many busy compute threads as cores, the event loop would wait for the scheduler
+// (health checks and small requests queued behind long compressions); a higher nice value for the
+// compute threads gives it a core first. Linux applies nice per thread, so this touches only this one.
+const nice = (workerData as { nice?: number } | undefined)?.nice ?? 0;
+if (nice > 0) {
+  try {
+    setPriority(0, nice);
+  } catch {
+    // Not permitted here (some sandboxes): run at the default priority.
+  }
+}
 
 /** Every task the pool runs, by name. src/pool derives its typed API from this object's type. */
 export const tasks = {

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 
 /** Starts a node script and resolves when its stdout matches `ready`; returns the match and the process. */
-export function spawnUntil(script: string, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
+export function spawnUntil(script: string, env: NodeJS.ProcessEnv, ready: RegExp, timeoutMs = 60_000, execArgv: string[] = []): Promise<{ child: ChildProcess; match: RegExpMatchArray; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...execArgv, script], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

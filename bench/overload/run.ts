@@ -14,7 +14,8 @@ const root = packageRoot();
 const THREADS = 2;
 const MAX_QUEUE = 8;
 const CAPACITY = THREADS + MAX_QUEUE;
-const BURST = 2 * CAPACITY * 10; // twice the capacity, ten times over while the burst lasts
+const BURST = 2 * CAPACITY * 10; // twice the capacity, ten times over, arriving at once
+const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-overload-'));
 const env = { DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '' };
@@ -25,6 +26,9 @@ const service = await spawnUntil(
   join(root, 'dist/src/main.js'),
   { ...env, PORT: '0', HOST: '127.0.0.1', BOOTSTRAP_OWNER: 'false', POOL_THREADS: String(THREADS), POOL_MAX_QUEUE: String(MAX_QUEUE), RATE_LIMIT_FREE: '100000000' },
   /"msg":"listening".*"port":(\d+)/,
+  60_000,
+  // BENCH_PROFILE_DIR=dir: the service writes a CPU profile of every thread there when it stops.
+  process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [],
 );
 const url = `http://127.0.0.1:${service.match[1]}`;
 const pid = service.child.pid!;
@@ -41,52 +45,77 @@ const post = async (key: string, body: string) => {
   return { status: res.status, ms: performance.now() - t0, retryAfter: res.headers.get('retry-after') };
 };
 
+type Answer = Awaited<ReturnType<typeof post>>;
 const idleRss = rssMb();
 let peakRss = idleRss;
 const rssTimer = setInterval(() => (peakRss = Math.max(peakRss, rssMb())), 50);
-const probeProc = await spawnUntil(join(root, 'dist/bench/overload/probe.js'), { PROBE_URL: url }, /probing/);
-let bursting = true;
-const trickle = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
-const trickleStatus: Record<number, number> = {};
-const trickling = (async () => {
-  while (bursting) {
-    const r = await post(trickler, small);
-    trickleStatus[r.status] = (trickleStatus[r.status] ?? 0) + 1;
-    if (r.status === 200) trickle.recordValue(Math.max(1, Math.round(r.ms)));
-    await new Promise((res) => setTimeout(res, 50));
-  }
-})();
 
-const started = performance.now();
-const burst = await Promise.all(Array.from({ length: BURST }, () => post(burster, big)));
-const burstSeconds = (performance.now() - started) / 1000;
-bursting = false;
-await trickling;
-probeProc.child.removeAllListeners('exit');
-const probeDone = new Promise<void>((r) => probeProc.child.once('exit', () => r()));
-probeProc.child.kill('SIGTERM');
-await probeDone;
-const liveness = JSON.parse(probeProc.output().trim().split('\n').pop()!) as { probes: number; p50: number; p99: number; max: number };
+/** Runs one load shape while a probe (own process) reads liveness and a second key trickles small compressions. */
+async function phase(load: () => Promise<Answer[]>) {
+  const probeProc = await spawnUntil(join(root, 'dist/bench/overload/probe.js'), { PROBE_URL: url }, /probing/);
+  let loading = true;
+  const trickle = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000, numberOfSignificantValueDigits: 3 });
+  const trickleStatus: Record<number, number> = {};
+  const trickling = (async () => {
+    while (loading) {
+      const r = await post(trickler, small);
+      trickleStatus[r.status] = (trickleStatus[r.status] ?? 0) + 1;
+      if (r.status === 200) trickle.recordValue(Math.max(1, Math.round(r.ms)));
+      await new Promise((res) => setTimeout(res, 50));
+    }
+  })();
+  const started = performance.now();
+  const answers = await load();
+  const seconds = (performance.now() - started) / 1000;
+  loading = false;
+  await trickling;
+  probeProc.child.removeAllListeners('exit');
+  const probeDone = new Promise<void>((r) => probeProc.child.once('exit', () => r()));
+  probeProc.child.kill('SIGTERM');
+  await probeDone;
+  const liveness = JSON.parse(probeProc.output().trim().split('\n').pop()!) as { probes: number; p50: number; p99: number; max: number };
+  const byStatus: Record<number, number> = {};
+  for (const r of answers) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  return { seconds, answers, byStatus, liveness, trickle, trickleStatus };
+}
+
+// Spike: the whole burst arrives at once.
+const spike = await phase(() => Promise.all(Array.from({ length: BURST }, () => post(burster, big))));
+// Sustained: twice the capacity in flight for SUSTAIN_SECONDS, each sender resending at once (100 ms after a refusal).
+const sustained = await phase(async () => {
+  const until = performance.now() + SUSTAIN_SECONDS * 1000;
+  const answers: Answer[] = [];
+  await Promise.all(
+    Array.from({ length: 2 * CAPACITY }, async () => {
+      while (performance.now() < until) {
+        const r = await post(burster, big);
+        answers.push(r);
+        if (r.status !== 200) await new Promise((res) => setTimeout(res, 100));
+      }
+    }),
+  );
+  return answers;
+});
 clearInterval(rssTimer);
 const recoverStart = performance.now();
 const after = await post(burster, small);
 const recoveryMs = performance.now() - recoverStart;
 
-const byStatus: Record<number, number> = {};
-for (const r of burst) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-const refusedWithoutRetry = burst.filter((r) => r.status >= 500 && !r.retryAfter).length;
 const q = (h: hdr.Histogram, p: number) => h.getValueAtPercentile(p).toFixed(1);
+const statuses = (m: Record<number, number>) => Object.entries(m).map(([s, n]) => `${s}: ${n}`).join(', ');
+const noRetry = (answers: Answer[]) => answers.filter((r) => r.status >= 500 && !r.retryAfter).length;
 
 console.log(`overload bench, ${cpus().length} cores, load ${loadavg()[0]!.toFixed(2)}, ${new Date().toISOString()}`);
-console.log(`database ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; pool ${THREADS} threads + ${MAX_QUEUE} queued; burst of ${BURST} compressions of ~80k tokens from one key (${burstSeconds.toFixed(1)} s)`);
-console.log('| measure | value |');
-console.log('|---|---|');
-console.log(`| burst answers by status | ${Object.entries(byStatus).map(([s, n]) => `${s}: ${n}`).join(', ')} |`);
-console.log(`| refusals without Retry-After | ${refusedWithoutRetry} |`);
-console.log(`| /health/liveness during the burst (probed from its own process), p50 / p99 / max ms | ${liveness.p50} / ${liveness.p99} / ${liveness.max} (${liveness.probes} probes) |`);
-console.log(`| second key's small compressions during the burst, p50 / p99 ms | ${q(trickle, 50)} / ${q(trickle, 99)} (${Object.entries(trickleStatus).map(([s, n]) => `${s}: ${n}`).join(', ')}) |`);
-console.log(`| RSS idle / peak MB | ${idleRss.toFixed(0)} / ${peakRss.toFixed(0)} |`);
-console.log(`| first small compression after the burst | ${after.status} in ${recoveryMs.toFixed(0)} ms |`);
+console.log(`database ${env.DATABASE_URL ? 'PostgreSQL' : 'embedded PGlite'}; pool ${THREADS} threads + ${MAX_QUEUE} queued; compressions of ~80k tokens from one key`);
+console.log(`spike: ${BURST} at once (${spike.seconds.toFixed(1)} s); sustained: ${2 * CAPACITY} in flight for ${sustained.seconds.toFixed(1)} s`);
+console.log('| measure | spike | sustained |');
+console.log('|---|---|---|');
+console.log(`| answers by status | ${statuses(spike.byStatus)} | ${statuses(sustained.byStatus)} |`);
+console.log(`| refusals without Retry-After | ${noRetry(spike.answers)} | ${noRetry(sustained.answers)} |`);
+console.log(`| /health/liveness (own process), p50 / p99 / max ms | ${spike.liveness.p50} / ${spike.liveness.p99} / ${spike.liveness.max} (${spike.liveness.probes} probes) | ${sustained.liveness.p50} / ${sustained.liveness.p99} / ${sustained.liveness.max} (${sustained.liveness.probes} probes) |`);
+console.log(`| second key's small compressions, p50 / p99 ms | ${q(spike.trickle, 50)} / ${q(spike.trickle, 99)} (${statuses(spike.trickleStatus)}) | ${q(sustained.trickle, 50)} / ${q(sustained.trickle, 99)} (${statuses(sustained.trickleStatus)}) |`);
+console.log(`| RSS idle / peak MB (whole run) | ${idleRss.toFixed(0)} / ${peakRss.toFixed(0)} | |`);
+console.log(`| first small compression after the load | ${after.status} in ${recoveryMs.toFixed(0)} ms | |`);
 
 await stop(service.child);
 rmSync(dataDir, { recursive: true, force: true });

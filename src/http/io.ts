@@ -154,7 +154,7 @@ export function writeReply(res: uWS.HttpResponse, status: number, reply: Reply, 
       res.writeHeader('content-type', reply.contentType ?? 'application/json');
     }
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
-    if (closeConnection) res.writeHeader('connection', 'close');
+    // end(body, true) writes `Connection: close` itself; writing it here too sent the header twice.
     sendWithBackpressure(res, buffer, closeConnection);
   });
 }

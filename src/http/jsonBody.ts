@@ -1,17 +1,16 @@
 import { invalidInput } from '../domain/errors.js';
-import { storableText } from '../lib/text.js';
+import { needsStoring, storableText } from '../lib/text.js';
 
 /** Deepest nesting a request body may have (objects and arrays); deeper bodies answer 422. */
 export const MAX_JSON_DEPTH = 64;
 
-const NEEDS_CLEANING = /[\u0000\ud800-\udfff]/;
 const DROPPED_KEYS = new Set(['__proto__']);
 
 /**
  * Request bodies at the boundary, for REST and MCP alike: JSON only, nested at most MAX_JSON_DEPTH
  * levels, and every string (keys included) storable: U+0000 removed and unpaired surrogates replaced
  * by U+FFFD (docs/decisions.md, "Text at the boundary"); `__proto__` keys are dropped. Cost is one
- * walk over the parsed nodes, so a large text field is one regex test, not a byte loop.
+ * walk over the parsed nodes, so a large text field is one native scan.
  */
 export function parseJsonBody(raw: Buffer, where = 'body'): unknown {
   let value: unknown;
@@ -25,7 +24,7 @@ export function parseJsonBody(raw: Buffer, where = 'body'): unknown {
 }
 
 function clean(value: unknown, loc: (string | number)[], depth: number): unknown {
-  if (typeof value === 'string') return NEEDS_CLEANING.test(value) ? storableText(value) : value;
+  if (typeof value === 'string') return needsStoring(value) ? storableText(value) : value;
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_JSON_DEPTH) {
     throw invalidInput(`JSON nests deeper than ${MAX_JSON_DEPTH} levels`, [
@@ -39,7 +38,7 @@ function clean(value: unknown, loc: (string | number)[], depth: number): unknown
   const object = value as Record<string, unknown>;
   for (const key of Object.keys(object)) {
     const child = clean(object[key], loc.length < 8 ? [...loc, key] : loc, depth + 1);
-    if (DROPPED_KEYS.has(key) || NEEDS_CLEANING.test(key)) {
+    if (DROPPED_KEYS.has(key) || needsStoring(key)) {
       delete object[key];
       if (!DROPPED_KEYS.has(key)) object[storableText(key)] = child;
     } else if (child !== object[key]) {

@@ -140,12 +140,32 @@ export function startHttpServer(
     }
     // Authentication first, from the headers alone: a request without a valid key is refused unread.
     const principal = route.auth === 'public' ? undefined : await authenticate(services, incoming.headers.authorization);
-    // A compression the pool could not take now is refused at the door, before its body is read or parsed.
-    if (principal && route.usage && services.pool.saturatedFor(ownerOf(principal))) {
+    // A compression the pool could not take now is refused at the door, before its body is read or parsed;
+    // an admitted one holds its place until answered (ComputePool.admit).
+    const release = principal && route.usage ? services.pool.admit(ownerOf(principal)) : undefined;
+    if (release === null) {
       const refused = unavailable('Compute pool is saturated; retry shortly', 1);
-      await new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers) }).finishWith(refused).catch(() => undefined);
+      await new Call({ services, principal: principal!, surface: 'REST', client: clientOf(incoming.headers) }).finishWith(refused).catch(() => undefined);
       throw refused;
     }
+    try {
+      return await admitted(incoming, route, pattern, params, principal, limit, body, signal, isDone);
+    } finally {
+      release?.();
+    }
+  }
+
+  async function admitted(
+    incoming: Incoming,
+    route: RouteSpec<any, any>,
+    pattern: string,
+    params: Record<string, string>,
+    principal: Principal | undefined,
+    limit: number,
+    body: BodyReader | null,
+    signal: AbortSignal,
+    isDone: () => boolean,
+  ): Promise<{ status: number; reply: Reply; route: string; close?: boolean }> {
     const read = body ? await body.read() : null;
     if (read === 'too-large') {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };

@@ -35,6 +35,8 @@ export interface PoolOptions {
   maxQueue: number;
   /** Default time budget of one task; past it the worker is terminated and the task fails. */
   taskDeadlineMs: number;
+  /** Nice value each compute thread sets for itself (Linux nice is per thread); 0 leaves it alone. */
+  threadNice?: number;
 }
 
 export interface RunOptions {
@@ -60,6 +62,8 @@ export class ComputePool {
   private readonly maxQueue: number;
   private readonly waiting = new FairQueue<Waiting>();
   private running = 0;
+  private admittedTotal = 0;
+  private readonly admitted = new Map<string, number>();
 
   constructor(options: PoolOptions) {
     this.deadlineMs = options.taskDeadlineMs;
@@ -71,6 +75,7 @@ export class ComputePool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: 60_000,
+      workerData: { nice: options.threadNice ?? 0 },
     });
   }
 
@@ -97,10 +102,33 @@ export class ComputePool {
     return Math.max(1, Math.floor(this.maxQueue / 2));
   }
 
-  /** Whether a task from `owner` would be refused right now (the door sheds load before reading a body). */
+  /** Whether a task from `owner` would be refused right now. */
   saturatedFor(owner: string): boolean {
     if (this.running < this.threads) return false;
     return this.waiting.size >= this.maxQueue || this.waiting.sizeOf(owner) >= this.ownerShare;
+  }
+
+  /**
+   * A place at the door for a metered request, taken before its body is read and held until it is
+   * answered; null when the pool could not take it. The pool's own state is a snapshot that a burst
+   * arriving at once outruns (every request sees an idle pool, then all bodies are read and parsed
+   * for most to be refused), so admissions are counted too: at most the pool's capacity (threads +
+   * queue) in all, and a thread's worth plus its queue share per owner.
+   */
+  admit(owner: string): (() => void) | null {
+    const mine = this.admitted.get(owner) ?? 0;
+    if (this.saturatedFor(owner) || this.admittedTotal >= this.threads + this.maxQueue || mine >= this.threads + this.ownerShare) return null;
+    this.admittedTotal++;
+    this.admitted.set(owner, mine + 1);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      this.admittedTotal--;
+      const left = (this.admitted.get(owner) ?? 1) - 1;
+      if (left > 0) this.admitted.set(owner, left);
+      else this.admitted.delete(owner);
+    };
   }
 
   private waitForThread(owner: string, signal?: AbortSignal): Promise<void> {
@@ -148,6 +176,7 @@ export class ComputePool {
       threads: this.piscina.threads.length,
       running: this.running,
       queue_size: this.waiting.size,
+      admitted: this.admittedTotal,
       max_queue: this.maxQueue,
       completed: this.piscina.completed,
       utilization: Math.round(this.piscina.utilization * 1000) / 1000,

@@ -5,6 +5,7 @@ import { runTask } from '../../src/domain/compute.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { httpReplyOf } from '../../src/http/errors.js';
 import { toolErrorOf } from '../../src/mcp/call.js';
+import { makeUser } from '../accounts/helpers.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -56,4 +57,44 @@ describe(`compute pool bounds (${DB_KIND})`, () => {
     expect(httpReplyOf(extra)!.headers['retry-after']).toBeDefined();
     expect(await Promise.all(hold)).toEqual(Array(9).fill('ok'));
   });
+
+  it('the door counts admissions: past a key’s share a compression is refused unread, another key still gets in, and places come back', async () => {
+    const pool = server.app.services.pool;
+    const a = await makeUser(server, 'pro');
+    const b = await makeUser(server, 'pro');
+    // One thread and a share of four waiting places: a key may hold five admissions at once.
+    const held = Array.from({ length: 5 }, () => pool.admit(a.keyId));
+    expect(held.every((release) => typeof release === 'function')).toBe(true);
+    expect(pool.admit(a.keyId)).toBeNull();
+    const body = { text: 'The pool admits a bounded number of compressions per key. '.repeat(50), fidelity: 'balanced' };
+    const refused = await server.request('POST', '/v1/compress', { key: a.key, body });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    const other = await server.request('POST', '/v1/compress', { key: b.key, body });
+    expect(other.status).toBe(200);
+    held.forEach((release) => release!());
+    held[0]!(); // releasing twice gives nothing back twice
+    expect(pool.stats().admitted).toBe(0);
+    const again = await server.request('POST', '/v1/compress', { key: a.key, body });
+    expect(again.status).toBe(200);
+    expect(pool.stats().admitted).toBe(0);
+  });
+
+  it('a burst arriving at once is read only up to the door’s count: the rest are refused before their bodies are parsed', async () => {
+    const b = await makeUser(server, 'pro');
+    const text = 'Bodies refused at the door are never parsed, so a burst cannot stall the event loop. '.repeat(2000);
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => server.request('POST', '/v1/compress', { key: b.key, body: { text: `${i} ${text}`, fidelity: 'balanced' } })),
+    );
+    const ok = answers.filter((r) => r.status === 200).length;
+    const refused = answers.filter((r) => r.status === 503 && r.headers.get('retry-after'));
+    expect(ok + refused.length).toBe(24);
+    // Refused unread: a large unread body closes the connection; a body read then refused by the pool would not.
+    expect(refused.map((r) => r.headers.get('connection'))).toEqual(refused.map(() => 'close'));
+    // Five places for this key; a place freed while the burst is still arriving may admit one more.
+    expect(ok).toBeGreaterThanOrEqual(1);
+    expect(ok).toBeLessThan(12);
+    expect(server.app.services.pool.stats().admitted).toBe(0);
+  });
 });
+
