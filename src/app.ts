@@ -59,6 +59,8 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     let rateLimiter = memoryRateLimiter(config.rateLimits);
     if (config.redisUrl) {
       const redis = await connectRedis(config.redisUrl);
+      // Without a listener, ioredis reports every failed reconnect as an unhandled error event.
+      redis.on('error', (err: Error) => log.warn('redis rate-limit error', { error: err.message }));
       opened.push(async () => redis.disconnect());
       rateLimiter = redisRateLimiter(redis, config.rateLimits);
     }

@@ -17,6 +17,8 @@ export interface SemanticCache {
   get(key: string): Promise<CachedResponse | null>;
   set(key: string, value: CachedResponse, ttlMs: number): Promise<void>;
   close(): Promise<void>;
+  /** Resolves when the shared cache answers (readiness); the in-process cache always does. */
+  ping(): Promise<void>;
 }
 
 /** The spec's TTL by plan; Free bypasses the cache. */
@@ -74,6 +76,7 @@ export function memoryCache(maxBytes = 256 * 1024 * 1024): SemanticCache {
         bytes -= e.packed.byteLength;
       }
     },
+    async ping() {},
     async close() {
       entries.clear();
     },
@@ -103,6 +106,10 @@ export async function redisCache(url: string, log: Logger): Promise<SemanticCach
     },
     async close() {
       redis.disconnect();
+    },
+    // Rejects at once while disconnected (no offline queue); ioredis reconnects by itself meanwhile.
+    async ping() {
+      await redis.ping();
     },
   };
 }

@@ -4,13 +4,18 @@ import { pingPool } from '../domain/compute.js';
 
 async function checkReadiness(services: Services) {
   const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000).unref())]);
-  const [database, pool] = await Promise.allSettled([
+  const [database, pool, redis] = await Promise.allSettled([
     timeout(services.db.query('select 1 as ok')),
     pingPool(services, 2000),
+    services.config.redisUrl ? timeout(services.cache.ping()) : Promise.resolve(),
   ]);
+  const state = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : 'unavailable');
   return {
-    database: database.status === 'fulfilled' ? 'ok' : 'unavailable',
-    pool: pool.status === 'fulfilled' ? 'ok' : 'unavailable',
+    required: { database: state(database), pool: state(pool) },
+    // Redis carries the shared cache, rate limits and revocation fan-out; without it each instance
+    // degrades (cache misses, local limits, the 5-second auth-cache bound) and can still serve, so it
+    // is reported but does not take the instance out of the load balancer (docs/reliability.md).
+    optional: services.config.redisUrl ? { redis: state(redis) } : {},
   };
 }
 
@@ -24,9 +29,10 @@ export const healthRoutes = [
     path: '/health/readiness',
     auth: 'public',
     async handler({ services }) {
-      const checks = await checkReadiness(services);
-      const ready = Object.values(checks).every((v) => v === 'ok');
-      return { status: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not_ready', checks } };
+      const { required, optional } = await checkReadiness(services);
+      const ready = Object.values(required).every((v) => v === 'ok');
+      const degraded = Object.values(optional).some((v) => v !== 'ok');
+      return { status: ready ? 200 : 503, body: { status: !ready ? 'not_ready' : degraded ? 'degraded' : 'ready', checks: { ...required, ...optional } } };
     },
   }),
   defineRoute({
@@ -58,14 +64,15 @@ export const healthRoutes = [
     path: '/v1/infra/health',
     auth: 'public',
     async handler({ services }) {
-      const checks = await checkReadiness(services);
-      const healthy = Object.values(checks).every((v) => v === 'ok');
+      const { required, optional } = await checkReadiness(services);
+      const serving = Object.values(required).every((v) => v === 'ok');
+      const healthy = serving && Object.values(optional).every((v) => v === 'ok');
       return {
-        status: healthy ? 200 : 503,
+        status: serving ? 200 : 503,
         body: {
           status: healthy ? 'healthy' : 'degraded',
           version: services.config.version,
-          components: { ...checks, cache: 'ok' },
+          components: { ...required, ...optional, cache: optional.redis ?? 'ok' },
           pool: services.pool.stats(),
           timestamp: new Date().toISOString(),
         },
