@@ -11,6 +11,7 @@ import { openStore } from '../../src/store/index.js';
 import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
+import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, freshDatabase, sampleDocument, startTestServer } from '../helpers/server.js';
 
 const root = packageRoot();
@@ -126,6 +127,89 @@ describe(`durability (${DB_KIND})`, () => {
       await db.close();
     }
   });
+});
+
+describe(`acknowledged writes through kill -9 (${DB_KIND})`, () => {
+  it('every acknowledged Knowledge Hub ingest, document and lead (with its outbox message) survives kill -9; ingests left unfinished complete after restart', async () => {
+    const store = await sharedStore();
+    const env = { ...store.env, PORT: '0', HOST: '127.0.0.1' };
+    const proc = await spawnUntil(join(root, 'dist/src/main.js'), env, /(gc_[0-9a-f]{32})/);
+    const base = `http://127.0.0.1:${Number(/"port":(\d+)/.exec(proc.output())![1])}`;
+    const key = proc.match[1]!;
+    const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const post = (path: string, body: unknown) => fetch(base + path, { method: 'POST', headers, body: JSON.stringify(body) });
+    const project = await (await post('/v1/projects', { name: 'durability' })).json();
+    const mcp = await connectMcp(base, key);
+    const exited = new Promise<void>((resolve) => proc.child.once('exit', () => resolve()));
+
+    const acked = { items: [] as string[], leads: [] as string[], documents: [] as string[] };
+    let enough!: () => void;
+    const enoughAnswered = new Promise<void>((r) => (enough = r));
+    const ack = (list: string[], id: string | undefined) => {
+      if (!id) return;
+      list.push(id);
+      if (acked.items.length + acked.leads.length + acked.documents.length === 15) enough();
+    };
+    const traffic = [
+      ...Array.from({ length: 15 }, (_, i) =>
+        post(`/v1/projects/${project.project_id}/knowledge/items`, { name: `doc ${i}`, content: `${sampleDocument()} Item ${i}.` }).then(
+          async (res) => res.status === 201 && ack(acked.items, (await res.json()).item_id),
+          () => undefined,
+        ),
+      ),
+      ...Array.from({ length: 15 }, (_, i) =>
+        post('/v1/leads', { email: `lead${i}@example.com`, company: `Company ${i}` }).then(
+          async (res) => res.status === 201 && ack(acked.leads, (await res.json()).id),
+          () => undefined,
+        ),
+      ),
+      ...Array.from({ length: 8 }, (_, i) =>
+        call(mcp, 'ingest_context', { text: `# Notes ${i}\n\n${sampleDocument()}`, name: `notes-${i}` }).then(
+          (r) => !r.isError && ack(acked.documents, r.data.file_id),
+          () => undefined,
+        ),
+      ),
+    ];
+    await enoughAnswered;
+    proc.child.kill('SIGKILL');
+    await Promise.all(traffic);
+    await exited;
+    await mcp.close().catch(() => undefined);
+    const total = acked.items.length + acked.leads.length + acked.documents.length;
+    expect(total).toBeGreaterThanOrEqual(15);
+    if (process.env.TEST_LOGS) console.log('acknowledged before the kill', { items: acked.items.length, leads: acked.leads.length, documents: acked.documents.length });
+
+    const db = await openStore({ databaseUrl: store.databaseUrl, dataDir: store.dataDir });
+    try {
+      const ids = (rows: { id: string }[]) => new Set(rows.map((r) => r.id));
+      const items = ids(await db.query<{ id: string }>('select id from kb_items where current_version_id is not null and deleted_at is null'));
+      expect(acked.items.filter((id) => !items.has(id))).toEqual([]);
+      const leads = ids(await db.query<{ id: string }>('select id from leads'));
+      expect(acked.leads.filter((id) => !leads.has(id))).toEqual([]);
+      // The notification was queued in the lead's own transaction: every stored lead has its message.
+      const texts = (await db.query<{ text: string }>("select payload->>'text' as text from outbox where kind = 'email'")).map((r) => r.text);
+      expect(acked.leads.filter((id) => !texts.some((t) => t.startsWith(`New lead ${id}`)))).toEqual([]);
+      const documents = ids(await db.query<{ id: string }>('select id from documents'));
+      expect(acked.documents.filter((id) => !documents.has(id))).toEqual([]);
+    } finally {
+      await db.close();
+    }
+
+    // A new process resumes the ingests the killed one left pending or indexing: each acknowledged item becomes ready.
+    const again = await spawnUntil(join(root, 'dist/src/main.js'), env, /"msg":"listening".*"port":(\d+)/);
+    cleanup.push(() => stop(again.child));
+    const againBase = `http://127.0.0.1:${again.match[1]}`;
+    const deadline = Date.now() + 60_000;
+    let statuses: Record<string, string> = {};
+    while (Date.now() < deadline) {
+      const res = await fetch(`${againBase}/v1/projects/${project.project_id}/knowledge/items?limit=100`, { headers });
+      const body = await res.json();
+      statuses = Object.fromEntries((body.items ?? []).map((i: { item_id: string; status: string }) => [i.item_id, i.status]));
+      if (acked.items.every((id) => statuses[id] === 'ready')) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(acked.items.map((id) => statuses[id])).toEqual(acked.items.map(() => 'ready'));
+  }, 120_000);
 });
 
 describe(`pool and transport (${DB_KIND})`, () => {
