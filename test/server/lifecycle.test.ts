@@ -148,35 +148,40 @@ describe(`acknowledged writes through kill -9 (${DB_KIND})`, () => {
     const ack = (list: string[], id: string | undefined) => {
       if (!id) return;
       list.push(id);
-      if (acked.items.length + acked.leads.length + acked.documents.length === 15) enough();
+      // Killed once every kind has answers, while the rest is still in flight.
+      if (acked.items.length >= 4 && acked.leads.length >= 4 && acked.documents.length >= 2) enough();
     };
-    const traffic = [
-      ...Array.from({ length: 15 }, (_, i) =>
-        post(`/v1/projects/${project.project_id}/knowledge/items`, { name: `doc ${i}`, content: `${sampleDocument()} Item ${i}.` }).then(
-          async (res) => res.status === 201 && ack(acked.items, (await res.json()).item_id),
-          () => undefined,
+    // Three senders per kind, each sending again as soon as it is answered, until the process dies.
+    let alive = true;
+    const sender = (send: (n: number) => Promise<void>) =>
+      (async () => {
+        for (let n = 0; alive; n++) await send(n).catch(() => undefined);
+      })();
+    const traffic = Array.from({ length: 3 }, (_, s) => [
+      sender((n) =>
+        post(`/v1/projects/${project.project_id}/knowledge/items`, { name: `doc ${s}-${n}`, content: `${sampleDocument()} Item ${s}-${n}.` }).then(
+          async (res) => void (res.status === 201 && ack(acked.items, (await res.json()).item_id)),
         ),
       ),
-      ...Array.from({ length: 15 }, (_, i) =>
-        post('/v1/leads', { email: `lead${i}@example.com`, company: `Company ${i}` }).then(
-          async (res) => res.status === 201 && ack(acked.leads, (await res.json()).id),
-          () => undefined,
+      sender((n) =>
+        post('/v1/leads', { email: `lead${s}-${n}@example.com`, company: `Company ${s}-${n}` }).then(
+          async (res) => void (res.status === 201 && ack(acked.leads, (await res.json()).id)),
         ),
       ),
-      ...Array.from({ length: 8 }, (_, i) =>
-        call(mcp, 'ingest_context', { text: `# Notes ${i}\n\n${sampleDocument()}`, name: `notes-${i}` }).then(
-          (r) => !r.isError && ack(acked.documents, r.data.file_id),
-          () => undefined,
+      sender((n) =>
+        call(mcp, 'ingest_context', { text: `# Notes ${s}-${n}\n\n${sampleDocument()}`, name: `notes-${s}-${n}` }).then(
+          (r) => void (!r.isError && ack(acked.documents, r.data.file_id)),
         ),
       ),
-    ];
+    ]).flat();
     await enoughAnswered;
     proc.child.kill('SIGKILL');
+    alive = false;
     await Promise.all(traffic);
     await exited;
     await mcp.close().catch(() => undefined);
     const total = acked.items.length + acked.leads.length + acked.documents.length;
-    expect(total).toBeGreaterThanOrEqual(15);
+    expect(total).toBeGreaterThanOrEqual(10);
     if (process.env.TEST_LOGS) console.log('acknowledged before the kill', { items: acked.items.length, leads: acked.leads.length, documents: acked.documents.length });
 
     const db = await openStore({ databaseUrl: store.databaseUrl, dataDir: store.dataDir });
