@@ -40,8 +40,13 @@ export function memoryRateLimiter(limits: Record<Plan, number>): RateLimiter {
   };
 }
 
-/** The same windows shared by every instance through Redis; a Redis failure lets the request through. */
+/**
+ * The same windows shared by every instance through Redis. While Redis cannot be reached each instance
+ * counts on its own (the in-process windows), so a Redis outage loosens the limit by the number of
+ * instances instead of lifting it.
+ */
 export function redisRateLimiter(redis: Redis, limits: Record<Plan, number>): RateLimiter {
+  const local = memoryRateLimiter(limits);
   return {
     async check(principal) {
       const now = Date.now();
@@ -51,7 +56,7 @@ export function redisRateLimiter(redis: Redis, limits: Record<Plan, number>): Ra
         const [[, count]] = (await redis.multi().incr(key).pexpire(key, WINDOW_MS * 2).exec()) as [[Error | null, number]];
         used = count;
       } catch {
-        return;
+        return local.check(principal);
       }
       if (used > limits[principal.plan]) refuse(limits[principal.plan], now);
     },

@@ -4,6 +4,7 @@
 // Redis going away degrades (cache, shared rate limits, revocation fan-out) without failing calls;
 // readiness reports it, and the connection comes back on its own (docs/reliability.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser } from '../accounts/helpers.js';
 import { canStartOwnServices, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from '../helpers/ownServices.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -87,7 +88,7 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
     console.log(`dependencies: PostgreSQL down -> 503 within ${Math.max(...down.map((r) => r.ms)).toFixed(0)} ms; resumed ${resumedMs.toFixed(0)} ms after it returned; background traffic ${seen.length} calls, slowest ${Math.max(...seen.map((r) => r.ms)).toFixed(0)} ms`);
   }, 90_000);
 
-  it('Redis gone: calls keep succeeding (no hang), readiness reports redis unavailable; it reconnects by itself', async () => {
+  it('Redis gone: calls keep succeeding (no hang), rate limits hold per instance, readiness reports redis unavailable; it reconnects by itself', async () => {
     const compress = (i: number) => server.request('POST', '/v1/compress', { body: { text: `redis ${i} ${text}`, fidelity: 'balanced' } });
     expect((await compress(0)).status).toBe(200);
     await redis.stop();
@@ -102,6 +103,10 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
       expect(r.status).toBe(200);
       expect(r.ms).toBeLessThan(7000);
     }
+    // Rate limits still hold, counted by this instance alone (Free: 60 a minute).
+    const free = await makeUser(server, 'free');
+    const statuses = await Promise.all(Array.from({ length: 70 }, () => server.request('GET', '/v1/keys', { key: free.key }).then((r) => r.status)));
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
     const readiness = await server.request('GET', '/health/readiness', { key: null });
     expect(readiness.json.checks.redis).toBe('unavailable');
     expect(readiness.json.status).toBe('degraded');
