@@ -49,6 +49,8 @@ export interface Config {
    * become the public base URL (PUBLIC_HOSTS, comma-separated). Loopback hosts are always accepted.
    */
   publicHosts: string[];
+  /** Browser origins allowed to call /mcp besides the public URL's (MCP_ALLOWED_ORIGINS, comma-separated; `*` = any). */
+  mcpAllowedOrigins: string[];
   /** X-Internal-Token expected by /internal/* (INTERNAL_TOKEN); null closes those routes. */
   internalToken: string | null;
   /** Billing and email providers, outbox, meter sync, payment secrets, overage pricing. */
@@ -169,9 +171,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
     publicHosts: list(env, 'PUBLIC_HOSTS'),
+    mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS').map((o) => o.toLowerCase().replace(/\/+$/, '')),
     internalToken: env.INTERNAL_TOKEN || null,
     commerce: commerceSettings(env),
-    mcpSseResponses: env.MCP_SSE_RESPONSES === 'true',
+    // SSE by default: progress, log messages and list_changed reach the client while a call runs (a JSON body cannot carry them).
+    mcpSseResponses: env.MCP_SSE_RESPONSES !== 'false',
     mcpSessions: {
       maxSessions: Math.max(1, int(env, 'MCP_MAX_SESSIONS', 5000)),
       maxPerKey: Math.max(1, int(env, 'MCP_SESSIONS_PER_KEY', 32)),

@@ -37,6 +37,15 @@ export interface CallInit {
   signal?: AbortSignal;
   /** REST request headers: a payment signature among them is charged when the call succeeds. */
   headers?: Record<string, string>;
+  /** Told after each compute step (MCP progress notifications, A2A status updates); must not throw. */
+  onProgress?: (update: ProgressUpdate) => void;
+}
+
+/** Progress of a call in compute steps; `total` once the use case has said how many it will run. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message: string;
 }
 
 /**
@@ -52,6 +61,8 @@ export class Call {
   private readonly started = performance.now();
   private figures: UsageFigures | null = null;
   private finished = false;
+  private stepsDone = 0;
+  private stepsExpected: number | undefined;
 
   constructor(private readonly init: CallInit) {
     this.services = init.services;
@@ -65,9 +76,23 @@ export class Call {
     return new Call({ ...this.init, surface });
   }
 
-  /** Runs a pool task for this call (cancelled when the caller goes away). */
-  compute<K extends TaskName>(name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
-    return runTask(this.services, name, input, { signal: this.signal, owner: ownerOf(this.principal), ...options });
+  /** Runs a pool task for this call (cancelled when the caller goes away); each one done is a progress step. */
+  async compute<K extends TaskName>(name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
+    const output = await runTask(this.services, name, input, { signal: this.signal, owner: ownerOf(this.principal), ...options });
+    this.stepsDone++;
+    const total = this.stepsExpected === undefined ? undefined : Math.max(this.stepsExpected, this.stepsDone);
+    this.init.onProgress?.({ progress: this.stepsDone, total, message: `${name} done (${this.stepsDone}${total ? ` of ${total}` : ''})` });
+    return output;
+  }
+
+  /** How many compute steps the use case will run, when it knows: progress then carries a total. */
+  expectSteps(total: number): void {
+    this.stepsExpected = total;
+  }
+
+  /** Compute steps done so far, and the expected total when known. */
+  get progress(): { done: number; total: number | undefined } {
+    return { done: this.stepsDone, total: this.stepsExpected };
   }
 
   /** Refuses with quota_exceeded when the key's enforced monthly quota is used up. */

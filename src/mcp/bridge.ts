@@ -11,7 +11,16 @@ import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
 import type { Services } from '../services.js';
 import { mcpResource, scopeShortfall } from './oauth.js';
+import { transportRefusal } from './origin.js';
+import { allTools } from './registry.js';
+import { parseToolsets, toolsetNames, type Toolsets } from './toolsets.js';
 import type { McpEntry, SessionStore } from './sessions.js';
+
+/** Toolsets a client asks to see listed: `?toolsets=a,b` on the MCP URL, else the X-MCP-Toolsets header. */
+function requestedToolsets(query: string | undefined, headers: Record<string, string>): Toolsets {
+  const fromUrl = new URLSearchParams(query ?? '').get('toolsets') ?? undefined;
+  return parseToolsets(fromUrl ?? headers['x-mcp-toolsets'], toolsetNames(allTools()));
+}
 
 function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
@@ -55,6 +64,9 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       });
 
     async function handle(): Promise<void> {
+      // Before authentication: a rebound or cross-site browser request learns nothing, not even whether a key is valid.
+      const refusal = transportRefusal(services.config, headers);
+      if (refusal) throw new HttpError(403, refusal);
       const base = publicBaseUrl(services.config, headers);
       const resource = mcpResource(base);
       const metadata = `${base}/.well-known/oauth-protected-resource`;
@@ -97,9 +109,9 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
           return;
         }
       } else if (method === 'POST' && isInitialize(parsed)) {
-        entry = await sessions.open(principal, base);
+        entry = await sessions.open(principal, base, requestedToolsets(query, headers));
       } else {
-        entry = await sessions.oneShot(principal, base);
+        entry = await sessions.oneShot(principal, base, requestedToolsets(query, headers));
       }
       try {
         const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {

@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { requirePlan } from '../auth/plans.js';
-import { Call } from '../domain/call.js';
+import { Call, type ProgressUpdate } from '../domain/call.js';
 import { asDomainError, DomainError, unavailable } from '../domain/errors.js';
 import { validate } from '../http/validate.js';
 import { getTool } from './registry.js';
@@ -36,6 +36,21 @@ export function toolErrorOf(e: DomainError): Record<string, unknown> {
 export async function callTool(name: string, args: unknown, caller: CallerContext): Promise<CallToolResult> {
   const tool = getTool(name);
   if (!tool) return errorResult({ error: 'not_found', detail: `Unknown tool '${name}'` });
+  // Progress values must increase: 0 at the start, then one per compute step (Call.compute).
+  let lastProgress = -1;
+  const progress = caller.onProgress
+    ? (u: ProgressUpdate) => {
+        if (u.progress <= lastProgress) return;
+        lastProgress = u.progress;
+        caller.onProgress!(u);
+      }
+    : undefined;
+  progress?.({ progress: 0, message: `${name} started` });
+  // A run past a second says it is still alive, then every five (notifications/message, level info).
+  const started = performance.now();
+  const beat = () => caller.log!('info', { message: `${name} still running`, elapsed_ms: Math.round(performance.now() - started), steps_done: call.progress.done });
+  let beats: NodeJS.Timeout | undefined;
+  const heartbeat = caller.log ? setTimeout(() => ((beats = setInterval(beat, 5000)), beat()), 1000) : undefined;
   const call = new Call({
     services: caller.services,
     principal: caller.principal,
@@ -44,6 +59,7 @@ export async function callTool(name: string, args: unknown, caller: CallerContex
     client: caller.client,
     advisory: tool.advisory,
     signal: caller.signal,
+    onProgress: progress,
   });
   let result: CallToolResult;
   let failure: unknown;
@@ -54,11 +70,17 @@ export async function callTool(name: string, args: unknown, caller: CallerContex
     }
     const parsed = validate(tool.input, args ?? {}, null, `arguments for ${name}`);
     result = okResult((await tool.handler(parsed, { ...caller, call })).result);
+    // A call that ran no compute step still ends its progress.
+    if (lastProgress === 0) progress?.({ progress: 1, total: 1, message: `${name} done` });
   } catch (err) {
     failure = err;
     const known = asDomainError(err);
     if (!known) caller.services.log.error('tool failed', { tool: name, error: err instanceof Error ? err.message : String(err) });
     result = errorResult(known ? toolErrorOf(known) : { error: 'internal_error', detail: `${name} failed; retry with exponential back-off` });
+    caller.log?.(known ? 'warning' : 'error', { message: `${name} failed`, ...(result.structuredContent as Record<string, unknown>) });
+  } finally {
+    clearTimeout(heartbeat);
+    clearInterval(beats);
   }
   try {
     // Answered only once its usage event has committed (group commit): an acknowledged call survives a crash.

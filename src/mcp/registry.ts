@@ -2,6 +2,7 @@ import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ToolDefinition } from './tool.js';
 import { helpTool } from './tools/help.js';
 import { TOOLS as CATALOGUE } from './tools/index.js';
+import { isListed, type Toolsets } from './toolsets.js';
 
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
   const schema = zodToJsonSchema(tool.input, { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
@@ -28,15 +29,24 @@ export function allTools(): readonly ToolDefinition[] {
   return TOOLS;
 }
 
-let listCache: { name: string; description: string; inputSchema: Record<string, unknown>; annotations: Record<string, unknown> }[] | null = null;
+type Listed = { name: string; description: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
+let listCache: { tool: ToolDefinition; listed: Listed }[] | null = null;
 
-/** tools/list payload, computed once: schemas never change at run time. */
-export function toolList() {
+/**
+ * tools/list payload for a session's toolsets; definitions are computed once (schemas never change at
+ * run time). Kept lean, since every caller pays for them on every turn: the plan tag only where a
+ * tool needs more than Free, readOnlyHint only when true (the category is the toolset; tool_help and
+ * the agent card carry everything).
+ */
+export function toolList(toolsets: Toolsets = 'all'): Listed[] {
   listCache ??= TOOLS.map((t) => ({
-    name: t.name,
-    description: `${t.description} [plan:${t.plan}] [category:${t.category}]`,
-    inputSchema: inputJsonSchema(t),
-    annotations: { title: t.name, readOnlyHint: !!t.readOnly },
+    tool: t,
+    listed: {
+      name: t.name,
+      description: t.plan === 'free' ? t.description : `${t.description} [plan:${t.plan}]`,
+      inputSchema: inputJsonSchema(t),
+      ...(t.readOnly ? { annotations: { readOnlyHint: true } } : {}),
+    },
   }));
-  return listCache;
+  return listCache.filter((e) => isListed(e.tool, toolsets)).map((e) => e.listed);
 }

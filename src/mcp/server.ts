@@ -1,10 +1,11 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import { callTool } from './call.js';
 import { toolList } from './registry.js';
-import type { SessionState } from './session.js';
+import { registerResources } from './resources.js';
+import { logs, type SessionState } from './session.js';
 
 export const SERVER_INFO = { name: 'semantic-compression-service', title: 'Semantic Compression Service' };
 
@@ -20,20 +21,35 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
   const server = new Server(
     { ...SERVER_INFO, version: services.config.version },
     {
-      capabilities: { tools: { listChanged: false } },
-      instructions: 'Call gc_pre_flight first; tool_help lists every tool by category.',
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: {}, completions: {} },
+      instructions: 'Call gc_pre_flight first. tools/list shows the core tools; tool_help describes every tool, and its enable_toolsets lists more.',
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    callTool(request.params.name, request.params.arguments, {
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList(session.toolsets) }));
+  server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    session.logLevel = request.params.level;
+    return {};
+  });
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const name = request.params.name;
+    // Notifications about this call go on its own response stream; a client gone away just misses them.
+    const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);
+    const token = request.params._meta?.progressToken;
+    const listedBefore = toolList(session.toolsets).length;
+    const result = await callTool(name, request.params.arguments, {
       services,
       principal: caller.principal,
       session,
       client: server.getClientVersion()?.name ?? null,
       baseUrl: caller.baseUrl,
       signal: extra.signal,
-    }),
-  );
+      onProgress: token === undefined ? undefined : (u) => send({ method: 'notifications/progress', params: { progressToken: token, ...u } }),
+      log: (level, data) => logs(session, level) && send({ method: 'notifications/message', params: { level, logger: name, data } }),
+    });
+    // tool_help's enable_toolsets widened what this session lists.
+    if (toolList(session.toolsets).length !== listedBefore) void server.sendToolListChanged().catch(() => undefined);
+    return result;
+  });
+  registerResources(server, services, caller);
   return server;
 }

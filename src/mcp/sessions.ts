@@ -7,6 +7,7 @@ import { unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import { createMcpServer, type Caller } from './server.js';
 import { newSessionState, type SessionState } from './session.js';
+import type { Toolsets } from './toolsets.js';
 
 export interface McpEntry {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -63,9 +64,9 @@ export class SessionStore {
     return entry;
   }
 
-  async open(principal: Principal, baseUrl: string): Promise<McpEntry> {
+  async open(principal: Principal, baseUrl: string, toolsets?: Toolsets): Promise<McpEntry> {
     this.makeRoom(ownerOf(principal));
-    const state = newSessionState(null);
+    const state = newSessionState(null, toolsets);
     const caller: Caller = { principal, baseUrl };
     const server = createMcpServer(this.services, caller, state);
     const entry = { server, state, caller, owner: ownerOf(principal), lastSeen: Date.now(), ephemeral: false } as McpEntry;
@@ -85,10 +86,11 @@ export class SessionStore {
   }
 
   /** A one-shot server for callers that send no session id and no initialize. */
-  async oneShot(principal: Principal, baseUrl: string): Promise<McpEntry> {
-    const state = newSessionState(null);
+  async oneShot(principal: Principal, baseUrl: string, toolsets?: Toolsets): Promise<McpEntry> {
+    const state = newSessionState(null, toolsets);
     const caller: Caller = { principal, baseUrl };
     const server = createMcpServer(this.services, caller, state);
+    // Stateless one-shot calls (no session, often curl or a proxy) get a plain JSON body.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     return { transport, server, state, caller, owner: ownerOf(principal), lastSeen: Date.now(), ephemeral: true };

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { Plan } from '../auth/plans.js';
 import type { McpScope } from '../auth/scopes.js';
 import type { Principal } from '../auth/principal.js';
-import type { Call } from '../domain/call.js';
+import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import type { Call, ProgressUpdate } from '../domain/call.js';
 import type { Services } from '../services.js';
 import type { SessionState } from './session.js';
 
@@ -22,6 +23,10 @@ export interface ToolContext {
   /** Public base URL as the client reached us (PUBLIC_URL, else the request's Host). */
   baseUrl: string;
   signal?: AbortSignal;
+  /** Set when the request carries a progressToken: sends notifications/progress (callTool keeps them increasing). */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Sends notifications/message at a level, when the session's logging level lets it through. */
+  log?: (level: LoggingLevel, data: Record<string, unknown>) => void;
 }
 
 /** A tool's answer; token figures for its usage event are reported to ctx.call by the use case. */

@@ -140,7 +140,11 @@ describe(`public base URL from request headers (${DB_KIND})`, () => {
     const prm = await raw(server, 'GET', '/.well-known/oauth-protected-resource', { host: 'evil.example' });
     expect(JSON.stringify(prm.json)).not.toContain('evil');
     expect(prm.json.resource).toBe(`${fallback}/mcp`);
-    const challenge = await raw(server, 'POST', '/mcp', { host: 'evil.example', accept: 'application/json, text/event-stream' }, '{}');
+    // A server listening on loopback refuses a foreign Host on /mcp outright (DNS rebinding), before any challenge.
+    const rebound = await raw(server, 'POST', '/mcp', { host: 'evil.example', accept: 'application/json, text/event-stream' }, '{}');
+    expect(rebound.status).toBe(403);
+    expect(JSON.stringify(rebound.headers)).not.toContain('oauth-protected-resource');
+    const challenge = await raw(server, 'POST', '/mcp', { host: '127.0.0.1', 'x-forwarded-host': 'evil.example', accept: 'application/json, text/event-stream' }, '{}');
     expect(challenge.status).toBe(401);
     expect(challenge.headers['www-authenticate']).toContain(`resource_metadata="${fallback}/.well-known/oauth-protected-resource"`);
 

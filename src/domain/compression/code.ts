@@ -60,8 +60,10 @@ export async function compressRepository(call: Call, input: { files: StructuralF
   const started = performance.now();
   const { files, ...options } = input;
   const parts = Math.max(1, call.services.pool.stats().threads * 4);
+  const work = batches(files, parts);
+  call.expectSteps(work.length + 1); // the parse batches, then the graph
   const analysed = await Promise.all(
-    batches(files, parts).map((batch) =>
+    work.map((batch) =>
       call.compute('analyzeFiles', { files: batch.map((f) => ({ path: f.path, content: f.content, language: f.language ?? undefined })) }, { field: 'files' }),
     ),
   );

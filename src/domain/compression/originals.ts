@@ -19,3 +19,17 @@ export async function getPreservedOriginal(db: Queryable, userId: string, id: st
   );
   return row ?? null;
 }
+
+/** The user's preserved originals, newest first; `prefix` narrows to ids that start with it (completion). */
+export async function listPreservedOriginals(
+  db: Queryable,
+  userId: string,
+  options: { prefix?: string; limit: number },
+): Promise<{ id: string; content_tokens: number; created_at: Date }[]> {
+  const prefix = (options.prefix ?? '').toLowerCase().replace(/[^0-9a-f-]/g, '');
+  return db.query(
+    `select id, content_tokens, created_at from preserved_originals
+      where user_id = $1 and id::text like $2 order by created_at desc limit $3`,
+    [userId, `${prefix}%`, options.limit],
+  );
+}

@@ -147,6 +147,17 @@ export async function getVisibleItem(db: Queryable, principal: Principal, projec
   return row ? normalise(row) : null;
 }
 
+/** Ids and names of the live items the principal may see in a project, newest first, optionally by id prefix (completion). */
+export async function visibleItemIds(db: Queryable, principal: Principal, projectId: string, options: { prefix?: string; limit: number }) {
+  const prefix = (options.prefix ?? '').toLowerCase().replace(/[^0-9a-f-]/g, '');
+  return db.query<{ id: string; name: string | null }>(
+    `select i.id, i.name from kb_items i
+      where i.project_id = $1 and i.deleted_at is null and ${visibleSql('i', 2)} and i.id::text like $4
+      order by i.created_at desc limit $5`,
+    [projectId, ...visibleParams(principal), `${prefix}%`, options.limit],
+  );
+}
+
 export async function requireVisibleItem(db: Queryable, principal: Principal, projectId: string, itemId: string, lock = false): Promise<ItemRow> {
   const item = await getVisibleItem(db, principal, projectId, itemId, lock);
   if (!item) throw itemNotFound(itemId);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notFound } from '../../domain/errors.js';
 import { defineTool, toolScope, type ToolDefinition } from '../tool.js';
+import { enableToolsets, listedSummary } from '../toolsets.js';
 
 /** What tool_help reads: the registry, handed in by registry.ts (tool_help is part of it). */
 export interface Catalogue {
@@ -23,9 +24,16 @@ export function helpTool(catalogue: Catalogue) {
     category: 'general',
     plan: 'free',
     advisory: true,
-    description: 'Help for one tool, or without tool_name every tool grouped by category; verbose adds input schemas.',
-    input: z.object({ tool_name: z.string().optional(), verbose: z.boolean().default(false) }).strict(),
-    handler({ tool_name, verbose }) {
+    description:
+      'Help for one tool, or every tool by category (verbose adds input schemas). enable_toolsets lists more tools in this session (categories or "all"); unlisted tools can be called too.',
+    input: z
+      .object({ tool_name: z.string().optional(), verbose: z.boolean().default(false), enable_toolsets: z.array(z.string().min(1).max(40)).min(1).max(20).optional() })
+      .strict(),
+    handler({ tool_name, verbose, enable_toolsets }, ctx) {
+      if (enable_toolsets) {
+        enableToolsets(ctx.session, enable_toolsets, catalogue.all());
+        return { result: { toolsets: listedSummary(ctx.session, catalogue.all()) } };
+      }
       if (tool_name) {
         const tool = catalogue.get(tool_name);
         if (!tool) throw notFound(`Unknown tool '${tool_name}'`);
@@ -33,7 +41,7 @@ export function helpTool(catalogue: Catalogue) {
       }
       const categories: Record<string, ReturnType<typeof describe>[]> = {};
       for (const t of catalogue.all()) (categories[t.category] ??= []).push(describe(t, verbose));
-      return { result: { tool_count: catalogue.all().length, categories } };
+      return { result: { tool_count: catalogue.all().length, categories, toolsets: listedSummary(ctx.session, catalogue.all()) } };
     },
   });
 }
