@@ -11,6 +11,7 @@ import { getPreservedOriginal, listPreservedOriginals } from '../domain/compress
 import { currentContent } from '../domain/knowledge/service.js';
 import { getVisibleItem, resolveProject, visibleItemIds } from '../domain/knowledge/items.js';
 import type { Services } from '../services.js';
+import { PROMPT_ARGUMENT_VALUES } from './prompts.js';
 import type { Caller } from './server.js';
 
 /** MCP's "resource not found" code (the spec's recommendation; not in the SDK's ErrorCode enum). */
@@ -30,7 +31,7 @@ const notFound = (uri: string) => new McpError(RESOURCE_NOT_FOUND, `Resource not
 /**
  * Preserved originals and Knowledge Hub items as MCP resources, owner-scoped like their tools: another
  * user's id, or an item outside the key's project, reads as not found. completion/complete offers the
- * caller's own ids for the templates' arguments.
+ * caller's own ids for the templates' arguments, and the allowed values of prompt arguments.
  */
 export function registerResources(server: Server, services: Services, caller: Caller): void {
   const project = async () => {
@@ -76,6 +77,10 @@ export function registerResources(server: Server, services: Services, caller: Ca
   server.setRequestHandler(CompleteRequestSchema, async (request) => {
     const { ref, argument } = request.params;
     const none = { completion: { values: [] as string[], hasMore: false } };
+    if (ref.type === 'ref/prompt') {
+      const values = (PROMPT_ARGUMENT_VALUES[ref.name]?.[argument.name] ?? []).filter((v) => v.startsWith(argument.value));
+      return { completion: { values, total: values.length, hasMore: false } };
+    }
     if (ref.type !== 'ref/resource') return none;
     const { principal } = caller;
     let ids: string[] = [];

@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import { callTool } from './call.js';
 import { toolList } from './registry.js';
+import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { logs, type SessionState } from './session.js';
 
@@ -21,7 +22,7 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
   const server = new Server(
     { ...SERVER_INFO, version: services.config.version },
     {
-      capabilities: { tools: { listChanged: true }, logging: {}, resources: {}, completions: {} },
+      capabilities: { tools: { listChanged: true }, logging: {}, resources: {}, prompts: {}, completions: {} },
       instructions: 'Call gc_pre_flight first. tools/list shows the core tools; tool_help describes every tool, and its enable_toolsets lists more.',
     },
   );
@@ -51,5 +52,6 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
     return result;
   });
   registerResources(server, services, caller);
+  registerPrompts(server);
   return server;
 }

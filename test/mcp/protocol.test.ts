@@ -169,6 +169,21 @@ describe(`MCP resources and completion (${DB_KIND})`, () => {
   });
 });
 
+describe(`MCP prompts (${DB_KIND})`, () => {
+  it('lists the workflow prompts, renders them with their arguments, completes argument values and refuses bad ones', async () => {
+    const c = await client();
+    const { prompts } = await c.listPrompts();
+    expect(prompts.map((p) => p.name)).toEqual(['budget-check', 'compress-text']);
+    for (const p of prompts) expect(p.description).toBeTruthy();
+    const got = await c.getPrompt({ name: 'compress-text', arguments: { text: 'Some long text.', fidelity: 'outline' } });
+    expect(got.messages[0]!.content).toMatchObject({ type: 'text', text: expect.stringContaining('fidelity "outline"') });
+    expect((await c.complete({ ref: { type: 'ref/prompt', name: 'compress-text' }, argument: { name: 'fidelity', value: 'ba' } })).completion.values).toEqual(['balanced']);
+    await expect(c.getPrompt({ name: 'compress-text', arguments: {} })).rejects.toMatchObject({ code: -32602 });
+    await expect(c.getPrompt({ name: 'compress-text', arguments: { text: 'x', fidelity: 'tiny' } })).rejects.toMatchObject({ code: -32602 });
+    await expect(c.getPrompt({ name: 'nope' })).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
 describe(`MCP toolsets (${DB_KIND})`, () => {
   const tokens = (tools: unknown[]) => encode(JSON.stringify({ tools })).length;
 
