@@ -35,16 +35,25 @@ export class CodeIndex {
   readonly table: UnitTable;
   readonly edges: UnitEdge[];
   readonly imports: ImportResolution;
-  readonly rank: Float64Array;
   readonly paths: string[];
   private incoming: number[][] | null = null;
+  private pagerank: Float64Array | null = null;
 
-  constructor(readonly analyses: FileAnalysis[]) {
+  /** `parts`: a table, import resolution and edges built elsewhere (the incremental code-intelligence index). */
+  constructor(
+    readonly analyses: FileAnalysis[],
+    parts?: { table: UnitTable; imports: ImportResolution; edges: UnitEdge[] },
+  ) {
     this.paths = analyses.map((a) => a.path);
-    this.table = unitTable(analyses);
-    this.imports = resolveImports(analyses);
-    this.edges = buildEdges(this.table, this.imports);
-    this.rank = pagerank(adjacency(this.table.units.length, this.edges), CODE_PAGERANK);
+    this.table = parts?.table ?? unitTable(analyses);
+    this.imports = parts?.imports ?? resolveImports(analyses);
+    this.edges = parts?.edges ?? buildEdges(this.table, this.imports);
+  }
+
+  /** PageRank of every unit, computed on first use. */
+  get rank(): Float64Array {
+    this.pagerank ??= pagerank(adjacency(this.table.units.length, this.edges), CODE_PAGERANK);
+    return this.pagerank;
   }
 
   get units(): CodeUnit[] {
@@ -61,7 +70,7 @@ export class CodeIndex {
     return resolveFocus(this.table, this.paths, symbol);
   }
 
-  private incomingEdges(): number[][] {
+  incomingEdges(): number[][] {
     if (!this.incoming) {
       this.incoming = Array.from({ length: this.table.units.length }, () => []);
       this.edges.forEach((e, i) => this.incoming![e.to]!.push(i));

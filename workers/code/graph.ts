@@ -92,33 +92,39 @@ export function resolveName(table: UnitTable, scope: ResolveScope | null, from: 
 /** Calls -> call edges; identifiers naming a type-like unit -> reference edges. */
 export function buildEdges(table: UnitTable, scope: ResolveScope | null): UnitEdge[] {
   const edges: UnitEdge[] = [];
+  for (let i = 0; i < table.units.length; i++) unitEdges(table, scope, i, edges);
+  return edges;
+}
+
+/**
+ * The out-edges of one unit, appended to `edges` (buildEdges over every unit; the code-intelligence
+ * index recomputes only the units a change can affect).
+ */
+export function unitEdges(table: UnitTable, scope: ResolveScope | null, i: number, edges: UnitEdge[]): void {
   const { units } = table;
-  for (let i = 0; i < units.length; i++) {
-    const u = units[i]!;
-    const seen = new Set<number>();
-    // Instantiating a class runs its constructor: class -> constructor edge.
-    if (u.parent >= 0 && (CONSTRUCTORS.has(u.name) || u.name === units[u.parent]!.name)) edges.push({ from: u.parent, to: i, kind: 'call', weight: 1 });
-    for (const name of u.calls) {
-      const targets = resolveName(table, scope, i, name);
-      for (const t of targets) {
-        if (t === i || seen.has(t)) continue;
-        seen.add(t);
-        edges.push({ from: i, to: t, kind: 'call', weight: 1 / targets.length });
-      }
-    }
-    for (const name of u.identifiers) {
-      const candidates = table.byName.get(name);
-      if (!candidates || candidates.length > MAX_CANDIDATES) continue;
-      if (!candidates.some((c) => TYPE_KINDS.has(units[c]!.kind))) continue;
-      const targets = resolveName(table, scope, i, name).filter((t) => TYPE_KINDS.has(units[t]!.kind) && units[t]!.parent !== i && t !== u.parent);
-      for (const t of targets) {
-        if (t === i || seen.has(t) || isAncestor(units, t, i)) continue;
-        seen.add(t);
-        edges.push({ from: i, to: t, kind: 'reference', weight: 0.5 / targets.length });
-      }
+  const u = units[i]!;
+  const seen = new Set<number>();
+  // Instantiating a class runs its constructor: class -> constructor edge.
+  if (u.parent >= 0 && (CONSTRUCTORS.has(u.name) || u.name === units[u.parent]!.name)) edges.push({ from: u.parent, to: i, kind: 'call', weight: 1 });
+  for (const name of u.calls) {
+    const targets = resolveName(table, scope, i, name);
+    for (const t of targets) {
+      if (t === i || seen.has(t)) continue;
+      seen.add(t);
+      edges.push({ from: i, to: t, kind: 'call', weight: 1 / targets.length });
     }
   }
-  return edges;
+  for (const name of u.identifiers) {
+    const candidates = table.byName.get(name);
+    if (!candidates || candidates.length > MAX_CANDIDATES) continue;
+    if (!candidates.some((c) => TYPE_KINDS.has(units[c]!.kind))) continue;
+    const targets = resolveName(table, scope, i, name).filter((t) => TYPE_KINDS.has(units[t]!.kind) && units[t]!.parent !== i && t !== u.parent);
+    for (const t of targets) {
+      if (t === i || seen.has(t) || isAncestor(units, t, i)) continue;
+      seen.add(t);
+      edges.push({ from: i, to: t, kind: 'reference', weight: 0.5 / targets.length });
+    }
+  }
 }
 
 function isAncestor(units: CodeUnit[], maybeAncestor: number, unit: number): boolean {

@@ -32,14 +32,26 @@ function unitWords(index: CodeIndex, i: number, pathWords: Map<number, string[]>
 export function structuralFromAnalyses(analyses: FileAnalysis[], opts: StructuralOptions = {}): StructuralResult {
   const fidelity: Fidelity = opts.fidelity ?? 'balanced';
   if (!isFidelity(fidelity)) throw new CodeInputError(`unknown fidelity: ${String(fidelity)}`);
-  const focus = (opts.focus_symbols ?? []).map((s) => s.trim()).filter(Boolean);
   const index0 = performance.now();
   const index = new CodeIndex(analyses);
+  return structuralFromIndex(index, opts, index0);
+}
+
+/**
+ * Rank and render over an index built elsewhere (the code-intelligence index held in memory).
+ * `rank` replaces the index's PageRank as the centrality signal (a personalised PageRank for a repo map).
+ */
+export function structuralFromIndex(index: CodeIndex, opts: StructuralOptions & { rank?: Float64Array } = {}, index0 = performance.now()): StructuralResult {
+  const fidelity: Fidelity = opts.fidelity ?? 'balanced';
+  if (!isFidelity(fidelity)) throw new CodeInputError(`unknown fidelity: ${String(fidelity)}`);
+  const analyses = index.analyses;
+  const focus = (opts.focus_symbols ?? []).map((s) => s.trim()).filter(Boolean);
+  const rank = opts.rank ?? index.rank;
   const t1 = performance.now();
   const n = index.units.length;
 
   // Signal 1: graph centrality.
-  const prOrder = Array.from({ length: n }, (_, i) => i).sort((a, b) => index.rank[b]! - index.rank[a]!);
+  const prOrder = Array.from({ length: n }, (_, i) => i).sort((a, b) => rank[b]! - rank[a]!);
   const prRank = new Int32Array(n);
   prOrder.forEach((u, r) => (prRank[u] = r + 1));
 
@@ -68,11 +80,11 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
       const i = idOf.get(e.id)!;
       blastScore.set(i, Math.max(blastScore.get(i) ?? 0, e.score));
     }
-    blastOrder = [...blastScore].sort((a, b) => b[1] - a[1] || index.rank[b[0]]! - index.rank[a[0]]!).map(([i]) => i);
+    blastOrder = [...blastScore].sort((a, b) => b[1] - a[1] || rank[b[0]]! - rank[a[0]]!).map(([i]) => i);
   }
 
   const fused = reciprocalRankFusion([prOrder, bm25Order, blastOrder].filter((r) => r.length > 0), n);
-  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => fused[b]! - fused[a]! || index.rank[b]! - index.rank[a]!);
+  const order = Array.from({ length: n }, (_, i) => i).sort((a, b) => fused[b]! - fused[a]! || rank[b]! - rank[a]!);
   const t2 = performance.now();
 
   const tokenizer = tokenizerFor(opts.model);
@@ -107,7 +119,7 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
       rank: r + 1,
       score: Number(fused[i]!.toFixed(6)),
       rendered: tiers.get(i) ?? 'omitted',
-      signals: { bm25: bm25Score.has(i) ? Number(bm25Score.get(i)!.toFixed(4)) : null, blast: blastScore.get(i) ?? null, pagerank: Number(index.rank[i]!.toExponential(4)) },
+      signals: { bm25: bm25Score.has(i) ? Number(bm25Score.get(i)!.toFixed(4)) : null, blast: blastScore.get(i) ?? null, pagerank: Number(rank[i]!.toExponential(4)) },
       signal_ranks: { bm25: bmRank.get(i) ?? null, blast: blRank.get(i) ?? null, pagerank: prRank[i]! },
     };
   });

@@ -11,6 +11,11 @@ export interface PageRankOptions {
   damping?: number;
   maxIterations?: number;
   tolerance?: number;
+  /**
+   * Teleport distribution (personalised PageRank): random jumps, and dangling mass, land on node i
+   * with probability personalization[i] / sum. Uniform when omitted or all zero.
+   */
+  personalization?: ArrayLike<number>;
 }
 
 export function pagerank(graph: SparseGraph, opts: PageRankOptions = {}): Float64Array {
@@ -20,6 +25,7 @@ export function pagerank(graph: SparseGraph, opts: PageRankOptions = {}): Float6
   const n = graph.neighbors.length;
   let rank = new Float64Array(n).fill(n ? 1 / n : 0);
   if (n === 0) return rank;
+  const teleport = teleportOf(opts.personalization, n);
   const outW = new Float64Array(n);
   for (let i = 0; i < n; i++) {
     const ws = graph.weights?.[i];
@@ -33,7 +39,8 @@ export function pagerank(graph: SparseGraph, opts: PageRankOptions = {}): Float6
     // Dangling nodes spread their mass uniformly so ranks stay a distribution.
     let dangling = 0;
     for (let i = 0; i < n; i++) if (outW[i] === 0) dangling += rank[i]!;
-    next.fill((1 - d) / n + (d * dangling) / n);
+    if (teleport) for (let i = 0; i < n; i++) next[i] = ((1 - d) + d * dangling) * teleport[i]!;
+    else next.fill((1 - d) / n + (d * dangling) / n);
     for (let i = 0; i < n; i++) {
       if (outW[i] === 0) continue;
       const share = (d * rank[i]!) / outW[i]!;
@@ -47,4 +54,14 @@ export function pagerank(graph: SparseGraph, opts: PageRankOptions = {}): Float6
     if (delta < tol) break;
   }
   return rank;
+}
+
+function teleportOf(p: ArrayLike<number> | undefined, n: number): Float64Array | null {
+  if (!p) return null;
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += Math.max(0, p[i] ?? 0);
+  if (!(sum > 0)) return null;
+  const out = new Float64Array(n);
+  for (let i = 0; i < n; i++) out[i] = Math.max(0, p[i] ?? 0) / sum;
+  return out;
 }
