@@ -8,6 +8,7 @@ import { bootstrapOwner } from './domain/accounts/bootstrap.js';
 import { startMeterSync } from './domain/commerce/billing.js';
 import { createCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
 import { KnowledgeHub } from './kb/hub.js';
+import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
@@ -77,8 +78,12 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     opened.push(() => commerce.close());
     // Built now, started once HTTP listens (below).
     const knowledge = new KnowledgeHub({ db, pool, log }, config.dataDir);
+    // Its thread starts now; project indexes load lazily from the database on first use.
+    const codeIntel = new CodeIntelHub({ db, log });
+    codeIntel.start();
+    opened.push(() => codeIntel.close());
     const services: Services = {
-      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge,
+      config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
       usage: new UsageWriter(db, log, background),
       startedAt: Date.now(),

@@ -11,6 +11,7 @@ import type { BackgroundTasks } from './lib/background.js';
 import type { CircuitBreaker } from './lib/breaker.js';
 import type { Commerce } from './domain/commerce/commerce.js';
 import type { KnowledgeHub } from './kb/hub.js';
+import type { CodeIntelHub } from './codeIntel/hub.js';
 import type { KeyActivity } from './domain/accounts/keyActivity.js';
 import type { UsageWriter } from './domain/accounts/usage.js';
 
@@ -35,5 +36,7 @@ export interface Services {
   keyActivity: KeyActivity;
   /** Knowledge Hub runtime: index thread, index sync, ingest queue (started by app.ts once HTTP listens). */
   knowledge: KnowledgeHub;
+  /** Code intelligence: the thread holding every project's repository index (started by app.ts). */
+  codeIntel: CodeIntelHub;
   startedAt: number;
 }

@@ -1,6 +1,7 @@
 import { setPriority } from 'node:os';
 import { threadId, workerData } from 'node:worker_threads';
 import { codeTasks } from './code/tasks.js';
+import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
@@ -24,6 +25,7 @@ if (nice > 0) {
 export const tasks = {
   ...textTasks,
   ...codeTasks,
+  ...codeIntelTasks,
   ...detectTasks,
   ...toolTasks,
   ...embedTasks,

@@ -11,8 +11,9 @@ import { compressionTools } from './compression.js';
 import { documentTools } from './documents.js';
 import { sessionTools } from './session.js';
 import { toonTools } from './toon.js';
+import { codeIntelTools } from './codeIntel.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools,
-  ...knowledgeTools];
+  ...knowledgeTools, ...codeIntelTools];

@@ -1,0 +1,240 @@
+import { z } from 'zod';
+import {
+  boundCodeProject, ingestRepository, MAX_FILES_PER_CALL, MAX_PATH_CHARS, MAX_TOTAL_CHARS, queryCodeIndex,
+} from '../../domain/codeIntel/service.js';
+import { invalidInput } from '../../domain/errors.js';
+import type { QueryMethod } from '../../../workers/codeIntel/indexThread.js';
+import { defineTool, type ToolContext } from '../tool.js';
+
+const symbol = z.string().trim().min(1).max(512).describe('A definition: bare name (save), Container.name (Store.save), path:name (src/store.ts:save) or a unit id from an earlier result');
+const limit = (d: number, max = 1000) => z.number().int().min(1).max(max).default(d);
+
+async function ask<T>(ctx: ToolContext, method: QueryMethod, args: unknown[]): Promise<T> {
+  const project = await boundCodeProject(ctx.services, ctx.principal);
+  return queryCodeIndex<T>(ctx.services, project, method, args);
+}
+
+const blastFocus = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean);
+
+function blastInputError(tool: string, field: string) {
+  const msg = `${tool} requires ${field}: the symbol(s) whose change you want to assess`;
+  return invalidInput(msg, [{ loc: [field], msg, type: 'BlastRadiusInputError' }], { code: 'BlastRadiusInputError' });
+}
+
+/** Code intelligence over the project's repository index (docs/code-intelligence.md). */
+export const codeIntelTools = [
+  defineTool({
+    name: 'gc_repo_index',
+    scope: 'mcp:write',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    description:
+      "Adds or updates files in the project's repository index (parsed once with tree-sitter: python, javascript, typescript, tsx, java, go, rust, c, cpp; other languages by lines), and removes deleted paths. Files whose content is unchanged are skipped. The gc_* code tools answer from this index. Bad files (binary, over 1,000,000 characters, path traversal) are listed in skipped, never fail the call. With no files and no deleted, returns the index status.",
+    input: z
+      .object({
+        files: z
+          .array(z.object({ path: z.string().max(MAX_PATH_CHARS * 4), content: z.string(), language: z.string().max(32).optional() }).strict())
+          .max(MAX_FILES_PER_CALL)
+          .default([]),
+        deleted: z.array(z.string().max(MAX_PATH_CHARS * 4)).max(MAX_FILES_PER_CALL).default([]),
+      })
+      .strict()
+      .refine((a) => a.files.reduce((s, f) => s + f.content.length, 0) <= MAX_TOTAL_CHARS, { message: `files exceed ${MAX_TOTAL_CHARS} characters in total; send them in several calls`, path: ['files'] }),
+    async handler(args, ctx) {
+      const project = await boundCodeProject(ctx.services, ctx.principal);
+      return { result: await ingestRepository(ctx.call, project, { files: args.files, deleted: args.deleted }) };
+    },
+  }),
+  defineTool({
+    name: 'gc_defs',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Where a symbol is defined: path, line range, kind, signature and doc of each definition. from_path resolves a bare name as that file sees it (its own definitions, its imports, the language scope). Several definitions set ambiguous; none sets not_found.',
+    input: z.object({ symbol, from_path: z.string().max(MAX_PATH_CHARS).optional(), limit: limit(50) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'defs', [args.symbol, args.from_path ?? null, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_refs',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Who uses a symbol: each definition that calls it or names it as a type, with the lines. A use that resolved to several same-named definitions is marked ambiguous with its candidate count; uses of the name the index could not attribute are listed in unresolved_mentions with the reason.',
+    input: z.object({ symbol, limit: limit(200) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'refs', [args.symbol, ['call', 'reference'], args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_callers',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Functions and methods that call a symbol, with the call lines (ambiguous calls and unattributed ones said, as in gc_refs). direction: callees lists what the symbol calls instead.',
+    input: z.object({ symbol, direction: z.enum(['callers', 'callees']).default('callers'), limit: limit(200) }).strict(),
+    async handler(args, ctx) {
+      if (args.direction === 'callees') return { result: await ask(ctx, 'callees', [args.symbol, args.limit]) };
+      return { result: await ask(ctx, 'refs', [args.symbol, ['call'], args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_source',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description: 'The exact source text of a symbol (every definition it names), with its path and start_line/end_line.',
+    input: z.object({ symbol, max_chars: z.number().int().min(100).max(200_000).default(20_000), limit: limit(5, 50) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'source', [args.symbol, args.max_chars, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_impact',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'What a change to these symbols would break: every definition that transitively calls or references them (distance = hops), grouped by file, nearest first. Unknown symbols are listed in not_found (result_incomplete).',
+    input: z
+      .object({
+        symbols: z.array(symbol).min(1).max(50).optional(),
+        symbol: symbol.optional(),
+        depth: z.number().int().min(1).max(8).default(3),
+        limit: limit(200, 5000),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      const focus = [...(args.symbols ?? []), ...(args.symbol ? [args.symbol] : [])];
+      if (focus.length === 0) throw blastInputError('gc_impact', 'symbols');
+      return { result: await ask(ctx, 'impact', [focus, args.depth, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_blast_radius',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Blast radius of focus_symbol (required; omitting it returns BlastRadiusInputError): dependents (what breaks, upstream) and dependencies (what it relies on), scored 0.5^distance, with affected_files. A symbol that resolves to nothing is in not_found and sets result_incomplete.',
+    input: z
+      .object({
+        focus_symbol: z.union([symbol, z.array(symbol).max(50)]).optional(),
+        depth: z.number().int().min(1).max(8).default(8),
+        limit: limit(200, 5000),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      const focus = blastFocus(args.focus_symbol);
+      if (focus.length === 0) throw blastInputError('gc_blast_radius', 'focus_symbol');
+      return { result: await ask(ctx, 'blast', [focus, args.depth, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_repo_map',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      "A ranked map of the repository within token_budget: the most central definitions in full, then signatures, then names per file. Ranked by PageRank over the call/reference graph, personalised on focus_files and focus_symbols (as aider's repo map), fused with BM25 on query.",
+    input: z
+      .object({
+        query: z.string().max(2000).optional(),
+        focus_files: z.array(z.string().min(1).max(MAX_PATH_CHARS)).max(100).default([]),
+        focus_symbols: z.array(symbol).max(50).default([]),
+        token_budget: z.number().int().min(64).max(64_000).default(2048),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return {
+        result: await ask(ctx, 'repoMap', [{ query: args.query?.trim() || null, focus_files: args.focus_files, focus_symbols: args.focus_symbols, token_budget: args.token_budget }]),
+      };
+    },
+  }),
+  defineTool({
+    name: 'search_code',
+    scope: 'mcp:read',
+    category: 'search',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      "Searches the project's repository index: BM25 over each definition's identifiers (split on camelCase and snake_case), qualified name, docstring and path. Returns definitions with path, lines, signature and score.",
+    input: z.object({ query: z.string().trim().min(1).max(2000), limit: limit(20, 200) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'search', [args.query, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'detect_dead_code',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Functions and methods of the indexed repository that nothing calls or references and that are not public API, dunder/lifecycle hooks, entry points or tests. Candidates, not proof: dynamic dispatch and reflection are invisible to the index.',
+    input: z.object({ path_prefix: z.string().max(MAX_PATH_CHARS).optional(), limit: limit(200, 5000) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'deadCode', [args.path_prefix ?? null, args.limit]) };
+    },
+  }),
+  defineTool({
+    name: 'export_graph_json',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'The indexed repository as graphs in JSON: nodes (definitions with path, lines, PageRank), edges (call / reference, weight < 1 when a name was ambiguous), files and file_edges (resolved imports). path_prefix narrows it; max_nodes caps it (truncated says so).',
+    input: z.object({ path_prefix: z.string().max(MAX_PATH_CHARS).optional(), max_nodes: z.number().int().min(1).max(20_000).default(2000) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'graph', [{ path_prefix: args.path_prefix ?? null, max_nodes: args.max_nodes }]) };
+    },
+  }),
+  defineTool({
+    name: 'generate_structural_summary',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'A structural summary of the indexed repository: files, lines, languages, parser paths, definitions by kind, edges by kind, the most central symbols and files (PageRank), the most imported files and the external modules imported.',
+    input: z.object({ top: z.number().int().min(1).max(100).default(15) }).strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'summary', [args.top]) };
+    },
+  }),
+];

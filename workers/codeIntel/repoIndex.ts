@@ -1,0 +1,593 @@
+// One project's repository index, held in memory by the code-intelligence thread (indexThread.ts).
+// It keeps every file's analysis (parsed once, in the pool) and the cross-file unit graph of the
+// code engine (workers/code: unit table, import resolution, call/reference edges, PageRank), and
+// updates the graph incrementally: a changed or deleted file recomputes only the edges a change
+// can move (see apply()).
+import { reach, resolveFocus } from '../code/blast.js';
+import { bm25Search, words } from '../code/bm25.js';
+import { CodeIndex, type DefInfo } from '../code/codeindex.js';
+import { BlastRadiusInputError } from '../code/errors.js';
+import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
+import { resolveImports } from '../code/resolve.js';
+import { structuralFromIndex } from '../code/structural.js';
+import { computeLineStarts } from '../code/text.js';
+import type { FileAnalysis } from '../code/types.js';
+import { pagerank } from '../shared/pagerank.js';
+
+/** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
+const MAX_CANDIDATES = 4;
+
+/** An edge stored with its source file: target by (path, local unit index), so file order may change. */
+interface LocalEdge {
+  from: number;
+  toPath: string;
+  to: number;
+  kind: 'call' | 'reference';
+  weight: number;
+}
+
+interface FileSlot {
+  analysis: FileAnalysis;
+  /** Out-edges of this file's units (local indexes). */
+  edges: LocalEdge[];
+  /** Names this file's units call or mention (for incremental invalidation). */
+  uses: Set<string>;
+  /** Resolved imports as last computed (a change marks the file for edge recomputation). */
+  importKey: string;
+}
+
+export interface ApplyStats {
+  files: number;
+  units: number;
+  edges: number;
+  /** Files whose edges were recomputed. */
+  recomputed_files: number;
+  ms: number;
+}
+
+export interface RefEntry extends DefInfo {
+  via: 'call' | 'reference';
+  /** Id of the definition referenced. */
+  target: string;
+  /** Lines of the referencing unit that mention the name (its nested definitions excluded). */
+  lines: number[];
+  /** The name resolved to more than one definition here; `candidates` is how many (weight split between them). */
+  ambiguous: boolean;
+  candidates: number;
+}
+
+export interface UnresolvedMention {
+  id: string;
+  path: string;
+  name: string;
+  start_line: number;
+  reason: 'too_many_candidates' | 'not_in_scope';
+}
+
+const clip = (s: string | null, n = 400): string | null => (s === null ? null : s.length > n ? `${s.slice(0, n)}…` : s);
+
+export class RepoIndex {
+  private readonly files = new Map<string, FileSlot>();
+  /** name -> paths of files whose units call or mention it. */
+  private readonly users = new Map<string, Set<string>>();
+  private index: CodeIndex = new CodeIndex([], { table: unitTable([]), imports: resolveImports([]), edges: [] });
+  private lineStarts = new Map<number, number[]>();
+  private children: number[][] | null = null;
+  private idOf: Map<string, number> | null = null;
+  private bm25Docs: string[][] | null = null;
+  generation = -1;
+
+  get size(): { files: number; units: number; edges: number } {
+    return { files: this.index.paths.length, units: this.index.units.length, edges: this.index.edges.length };
+  }
+
+  get code(): CodeIndex {
+    return this.index;
+  }
+
+  /**
+   * Replaces (or adds) files and removes deleted ones, then rebuilds the unit table and import
+   * resolution (cheap, linear) and recomputes edges only for files that can be affected:
+   * the changed files, files whose resolved imports changed, and files that use a name the
+   * changed or deleted files define (before or after the change). The result equals a full build.
+   */
+  apply(upserts: FileAnalysis[], deleted: string[]): ApplyStats {
+    const t0 = performance.now();
+    const names = new Set<string>();
+    const dirty = new Set<string>();
+    const forget = (path: string) => {
+      const old = this.files.get(path);
+      if (!old) return;
+      for (const u of old.analysis.units) names.add(u.name);
+      for (const n of old.uses) this.users.get(n)?.delete(path);
+    };
+    for (const path of deleted) {
+      forget(path);
+      this.files.delete(path);
+    }
+    for (const a of upserts) {
+      forget(a.path);
+      for (const u of a.units) names.add(u.name);
+      const uses = new Set<string>();
+      for (const u of a.units) {
+        for (const c of u.calls) uses.add(c);
+        for (const id of u.identifiers) uses.add(id);
+      }
+      for (const n of uses) {
+        let set = this.users.get(n);
+        if (!set) this.users.set(n, (set = new Set()));
+        set.add(a.path);
+      }
+      const prev = this.files.get(a.path);
+      if (prev) {
+        prev.analysis = a;
+        prev.uses = uses;
+        prev.importKey = '\u0000';
+      } else this.files.set(a.path, { analysis: a, edges: [], uses, importKey: '\u0000' });
+      dirty.add(a.path);
+    }
+    for (const n of names) for (const p of this.users.get(n) ?? []) dirty.add(p);
+
+    const slots = [...this.files.values()];
+    const analyses = slots.map((s) => s.analysis);
+    const table = unitTable(analyses);
+    const imports = resolveImports(analyses);
+    const offsets = new Map<string, number>();
+    let offset = 0;
+    slots.forEach((s, f) => {
+      offsets.set(s.analysis.path, offset);
+      offset += s.analysis.units.length;
+      const key = imports.perFile[f]!.resolved.join('\n');
+      if (key !== s.importKey) {
+        s.importKey = key;
+        dirty.add(s.analysis.path);
+      }
+    });
+    let recomputed = 0;
+    const scratch: UnitEdge[] = [];
+    slots.forEach((s, f) => {
+      if (!dirty.has(s.analysis.path)) return;
+      recomputed++;
+      const base = offsets.get(s.analysis.path)!;
+      scratch.length = 0;
+      for (let j = 0; j < s.analysis.units.length; j++) unitEdges(table, imports, base + j, scratch);
+      s.edges = scratch.map((e) => {
+        const toFile = table.fileOf[e.to]!;
+        const toPath = slots[toFile]!.analysis.path;
+        return { from: e.from - base, toPath, to: e.to - offsets.get(toPath)!, kind: e.kind, weight: e.weight };
+      });
+      void f;
+    });
+    const edges: UnitEdge[] = [];
+    for (const s of slots) {
+      const base = offsets.get(s.analysis.path)!;
+      for (const e of s.edges) {
+        const to = offsets.get(e.toPath);
+        if (to === undefined) continue; // cannot happen: users of a deleted file's names were recomputed
+        edges.push({ from: base + e.from, to: to + e.to, kind: e.kind, weight: e.weight });
+      }
+    }
+    this.index = new CodeIndex(analyses, { table, imports, edges });
+    this.lineStarts = new Map();
+    this.children = null;
+    this.idOf = null;
+    this.bm25Docs = null;
+    return { ...this.size, recomputed_files: recomputed, ms: Math.round((performance.now() - t0) * 10) / 10 };
+  }
+
+  // ---- helpers ----
+
+  private linesOf(f: number): number[] {
+    let ls = this.lineStarts.get(f);
+    if (!ls) this.lineStarts.set(f, (ls = computeLineStarts(this.index.analyses[f]!.content)));
+    return ls;
+  }
+
+  private lineAt(f: number, offset: number): number {
+    const ls = this.linesOf(f);
+    let lo = 0;
+    let hi = ls.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (ls[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+
+  private childrenOf(i: number): number[] {
+    if (!this.children) {
+      this.children = Array.from({ length: this.index.units.length }, () => []);
+      this.index.units.forEach((u, j) => {
+        if (u.parent >= 0) this.children![u.parent]!.push(j);
+      });
+    }
+    return this.children[i]!;
+  }
+
+  /** Lines of unit i that mention `name` as a whole word, outside its nested definitions. */
+  private mentionLines(i: number, name: string, max = 20): number[] {
+    const u = this.index.units[i]!;
+    const f = this.index.table.fileOf[i]!;
+    const text = this.index.analyses[f]!.content;
+    const skip = this.childrenOf(i).map((c) => [this.index.units[c]!.start, this.index.units[c]!.end] as const);
+    const out: number[] = [];
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
+    re.lastIndex = u.start;
+    for (let m = re.exec(text); m && m.index < u.end; m = re.exec(text)) {
+      if (skip.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
+      const line = this.lineAt(f, m.index);
+      if (out[out.length - 1] !== line) out.push(line);
+      if (out.length >= max) break;
+    }
+    return out;
+  }
+
+  info(i: number): DefInfo {
+    const d = this.index.info(i);
+    return { ...d, signature: clip(d.signature, 600)!, doc: clip(d.doc) };
+  }
+
+  resolve(symbol: string): number[] {
+    return this.index.resolve(symbol);
+  }
+
+  private fileIndex(path: string): number {
+    const p = path.replace(/\\/g, '/').replace(/^\.\//, '');
+    const exact = this.index.paths.indexOf(p);
+    if (exact >= 0) return exact;
+    const hits = this.index.paths.flatMap((q, f) => (q.endsWith(`/${p}`) ? [f] : []));
+    return hits.length === 1 ? hits[0]! : -1;
+  }
+
+  /**
+   * Definitions a bare name reaches from one file, by the graph's scope rules: the file itself,
+   * the files it imports, names it imports explicitly, then the language's implicit scope.
+   */
+  private resolveFrom(f: number, name: string): number[] {
+    const { table, imports } = this.index;
+    const own = table.byName.get(name) ?? [];
+    if (own.length === 0) return [];
+    const sameFile = own.filter((c) => table.fileOf[c] === f);
+    if (sameFile.length > 0) return sameFile;
+    const imported = own.filter((c) => imports.imports[f]!.has(table.fileOf[c]!));
+    if (imported.length > 0) return imported;
+    if (imports.importedNames[f]!.has(name)) return own;
+    const lang = imports.languages[f]!;
+    if (lang === 'go' || lang === 'java') return own.filter((c) => imports.dirs[table.fileOf[c]!] === imports.dirs[f]);
+    if (lang === 'c' || lang === 'cpp' || lang === 'rust') return own;
+    return [];
+  }
+
+  // ---- queries (each returns plain JSON-safe data) ----
+
+  defs(symbol: string, from: string | null, limit: number) {
+    let hits: number[];
+    let scope: string | null = null;
+    if (from && /^[A-Za-z_$][\w$]*$/.test(symbol.trim())) {
+      const f = this.fileIndex(from);
+      if (f < 0) return { symbol, from, definitions: [], total: 0, ambiguous: false, not_found: true, reason: `no indexed file ${from}` };
+      scope = this.index.paths[f]!;
+      hits = this.resolveFrom(f, symbol.trim());
+    } else hits = this.resolve(symbol);
+    return {
+      symbol,
+      from: scope,
+      definitions: hits.slice(0, limit).map((i) => this.info(i)),
+      total: hits.length,
+      ambiguous: hits.length > 1,
+      not_found: hits.length === 0,
+    };
+  }
+
+  refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
+    const targets = this.resolve(symbol);
+    const targetSet = new Set(targets);
+    const incoming = this.index.incomingEdges();
+    const out: RefEntry[] = [];
+    const linked = new Set<number>();
+    for (const t of targets) {
+      const name = this.index.units[t]!.name;
+      for (const ei of incoming[t]!) {
+        const e = this.index.edges[ei]!;
+        if (!kinds.includes(e.kind)) continue;
+        linked.add(e.from);
+        // A class -> constructor edge is containment, not a use site.
+        const parentEdge = this.index.units[t]!.parent === e.from && e.kind === 'call';
+        if (parentEdge) continue;
+        const full = e.kind === 'call' ? 1 : 0.5;
+        const candidates = Math.max(1, Math.round(full / e.weight));
+        out.push({ ...this.info(e.from), via: e.kind, target: this.index.units[t]!.id, lines: this.mentionLines(e.from, name), ambiguous: candidates > 1, candidates });
+      }
+    }
+    out.sort((a, b) => a.path.localeCompare(b.path) || a.start_line - b.start_line);
+    // Units that use the name but did not resolve to any of these definitions: said, not guessed.
+    const unresolved: UnresolvedMention[] = [];
+    const names = new Set(targets.map((t) => this.index.units[t]!.name));
+    const { table } = this.index;
+    let unresolvedTotal = 0;
+    for (const name of names) {
+      const files = this.users.get(name);
+      if (!files) continue;
+      const defs = table.byName.get(name) ?? [];
+      for (const path of files) {
+        const f = this.index.paths.indexOf(path);
+        if (f < 0) continue;
+        this.index.analyses[f]!.units.forEach((u, j) => {
+          const i = this.unitIndex(f, j);
+          if (targetSet.has(i) || linked.has(i)) return;
+          const uses = kinds.includes('reference') ? u.calls.includes(name) || u.identifiers.includes(name) : u.calls.includes(name);
+          if (!uses) return;
+          // Edges to another definition of the same name are that definition's references, not unresolved ones.
+          if (this.hasEdgeToName(i, name)) return;
+          unresolvedTotal++;
+          if (unresolved.length < 20) {
+            unresolved.push({ id: u.id, path, name: u.qualified, start_line: u.startLine, reason: defs.length > MAX_CANDIDATES ? 'too_many_candidates' : 'not_in_scope' });
+          }
+        });
+      }
+    }
+    return {
+      symbol,
+      resolved: targets.map((t) => this.index.units[t]!.id),
+      not_found: targets.length === 0,
+      ambiguous_symbol: targets.length > 1,
+      references: out.slice(0, limit),
+      total: out.length,
+      truncated: out.length > limit,
+      unresolved_mentions: unresolved,
+      unresolved_total: unresolvedTotal,
+    };
+  }
+
+  private unitOffsets: number[] | null = null;
+  private unitIndex(f: number, local: number): number {
+    if (!this.unitOffsets || this.unitOffsets.length !== this.index.analyses.length) {
+      let o = 0;
+      this.unitOffsets = this.index.analyses.map((a) => {
+        const here = o;
+        o += a.units.length;
+        return here;
+      });
+    }
+    return this.unitOffsets[f]! + local;
+  }
+
+  private outgoing: number[][] | null = null;
+  private hasEdgeToName(i: number, name: string): boolean {
+    if (!this.outgoing || this.outgoing.length !== this.index.units.length) {
+      this.outgoing = Array.from({ length: this.index.units.length }, () => []);
+      this.index.edges.forEach((e, k) => this.outgoing![e.from]!.push(k));
+    }
+    return this.outgoing[i]!.some((k) => this.index.units[this.index.edges[k]!.to]!.name === name);
+  }
+
+  callees(symbol: string, limit: number) {
+    const targets = this.resolve(symbol);
+    const set = new Set(targets);
+    const seen = new Map<number, { weight: number }>();
+    for (const e of this.index.edges) if (set.has(e.from) && e.kind === 'call' && !set.has(e.to)) seen.set(e.to, { weight: e.weight });
+    const list = [...seen].map(([i, { weight }]) => ({ ...this.info(i), ambiguous: weight < 1, candidates: Math.max(1, Math.round(1 / weight)) }));
+    return { symbol, resolved: targets.map((t) => this.index.units[t]!.id), not_found: targets.length === 0, callees: list.slice(0, limit), total: list.length };
+  }
+
+  blast(symbols: string[], depth: number, limit: number) {
+    const focus = symbols.map((s) => s.trim()).filter(Boolean);
+    if (focus.length === 0) throw new BlastRadiusInputError('gc_blast_radius requires focus_symbol');
+    const r = this.index.blastRadius(focus, depth);
+    return {
+      ...r,
+      dependents_total: r.dependents.length,
+      dependencies_total: r.dependencies.length,
+      dependents: r.dependents.slice(0, limit),
+      dependencies: r.dependencies.slice(0, limit),
+      truncated: r.dependents.length > limit || r.dependencies.length > limit,
+      depth,
+    };
+  }
+
+  impact(symbols: string[], depth: number, limit: number) {
+    const focus = symbols.map((s) => s.trim()).filter(Boolean);
+    if (focus.length === 0) throw new BlastRadiusInputError('gc_impact requires at least one symbol');
+    const r = this.index.blastRadius(focus, depth);
+    const byFile = new Map<string, { path: string; units: number; nearest: number }>();
+    for (const d of r.dependents) {
+      const e = byFile.get(d.path) ?? { path: d.path, units: 0, nearest: d.distance };
+      e.units++;
+      e.nearest = Math.min(e.nearest, d.distance);
+      byFile.set(d.path, e);
+    }
+    const direct = r.dependents.filter((d) => d.distance === 1);
+    return {
+      focus: r.focus,
+      resolved: r.resolved,
+      not_found: r.not_found,
+      result_incomplete: r.result_incomplete,
+      depth,
+      direct_dependents: direct.length,
+      dependents_total: r.dependents.length,
+      dependents: r.dependents.slice(0, limit),
+      truncated: r.dependents.length > limit,
+      files: [...byFile.values()].sort((a, b) => a.nearest - b.nearest || b.units - a.units || a.path.localeCompare(b.path)),
+    };
+  }
+
+  source(symbol: string, maxChars: number, limit: number) {
+    const hits = this.resolve(symbol);
+    const sources = hits.slice(0, limit).map((i) => {
+      const u = this.index.units[i]!;
+      const text = this.index.analyses[this.index.table.fileOf[i]!]!.content.slice(u.start, u.end);
+      return { ...this.info(i), text: text.length > maxChars ? text.slice(0, maxChars) : text, truncated: text.length > maxChars, chars: text.length };
+    });
+    return { symbol, sources, total: hits.length, ambiguous: hits.length > 1, not_found: hits.length === 0 };
+  }
+
+  deadCode(pathPrefix: string | null, limit: number) {
+    const all = this.index.deadCode().filter((d) => !pathPrefix || d.path.startsWith(pathPrefix));
+    return { candidates: all.slice(0, limit).map((d) => ({ ...d, signature: clip(d.signature, 300)!, doc: null })), total: all.length, truncated: all.length > limit };
+  }
+
+  /** Personalised PageRank: teleports land on the units of the focus files and the focus symbols (and their members). */
+  private personalised(focusFiles: string[], focusSymbols: string[]) {
+    const n = this.index.units.length;
+    const p = new Float64Array(n);
+    const notFoundFiles: string[] = [];
+    const notFoundSymbols: string[] = [];
+    for (const path of focusFiles) {
+      const f = this.fileIndex(path);
+      if (f < 0) {
+        notFoundFiles.push(path);
+        continue;
+      }
+      const base = this.unitIndex(f, 0);
+      for (let j = 0; j < this.index.analyses[f]!.units.length; j++) p[base + j] = 1;
+    }
+    const resolvedSymbols: string[] = [];
+    for (const s of focusSymbols) {
+      const hits = this.resolve(s);
+      if (hits.length === 0) notFoundSymbols.push(s);
+      else resolvedSymbols.push(s);
+      for (const i of hits) {
+        p[i] = 1;
+        for (const c of this.childrenOf(i)) p[c] = 1;
+      }
+    }
+    const any = p.some((x) => x > 0);
+    const rank = any ? pagerank(adjacency(n, this.index.edges), { ...CODE_PAGERANK, personalization: p }) : undefined;
+    return { rank, notFoundFiles, notFoundSymbols, resolvedSymbols };
+  }
+
+  repoMap(opts: { query: string | null; focus_files: string[]; focus_symbols: string[]; token_budget: number }) {
+    const { rank, notFoundFiles, notFoundSymbols, resolvedSymbols } = this.personalised(opts.focus_files, opts.focus_symbols);
+    const r = structuralFromIndex(this.index, { query: opts.query, token_budget: opts.token_budget, focus_symbols: resolvedSymbols, rank });
+    return {
+      map: r.output,
+      token_budget: r.token_budget,
+      map_tokens: r.compressed_tokens,
+      repository_tokens: r.original_tokens,
+      files: r.files,
+      units: r.units,
+      personalised: rank !== undefined,
+      query: r.query,
+      ranking: r.ranking.slice(0, 30).map((x) => ({ id: x.id, path: x.path, name: x.name, kind: x.kind, start_line: x.start_line, rank: x.rank, rendered: x.rendered, pagerank: x.signals.pagerank })),
+      not_found: [...notFoundFiles, ...notFoundSymbols],
+      result_incomplete: notFoundFiles.length + notFoundSymbols.length > 0,
+    };
+  }
+
+  search(query: string, limit: number) {
+    if (!this.bm25Docs) {
+      const pathWords = new Map<number, string[]>();
+      this.bm25Docs = this.index.units.map((u, i) => {
+        const name = words(u.qualified);
+        const docs = [...u.identifiers, ...name, ...name];
+        if (u.doc) docs.push(...words(u.doc.length > 2000 ? u.doc.slice(0, 2000) : u.doc));
+        const f = this.index.table.fileOf[i]!;
+        let pw = pathWords.get(f);
+        if (!pw) pathWords.set(f, (pw = words(this.index.paths[f]!)));
+        docs.push(...pw);
+        return docs;
+      });
+    }
+    const hits = bm25Search(this.bm25Docs, query);
+    return {
+      query,
+      results: hits.slice(0, limit).map(([i, score]) => ({ ...this.info(i), score: Number(score.toFixed(4)) })),
+      total: hits.length,
+    };
+  }
+
+  /** The unit graph (definitions, call/reference edges) and the file graph (resolved imports). */
+  graph(opts: { path_prefix: string | null; max_nodes: number }) {
+    const { units, table, edges, paths, imports } = this.index;
+    const keep = (i: number) => !opts.path_prefix || paths[table.fileOf[i]!]!.startsWith(opts.path_prefix);
+    const selected: number[] = [];
+    for (let i = 0; i < units.length && selected.length < opts.max_nodes; i++) if (keep(i)) selected.push(i);
+    const inSet = new Set(selected);
+    const rank = this.index.rank;
+    const nodes = selected.map((i) => {
+      const u = units[i]!;
+      return { id: u.id, kind: u.kind, name: u.qualified, path: paths[table.fileOf[i]!]!, start_line: u.startLine, end_line: u.endLine, exported: u.exported, pagerank: Number(rank[i]!.toExponential(4)) };
+    });
+    const graphEdges = edges.filter((e) => inSet.has(e.from) && inSet.has(e.to)).map((e) => ({ source: units[e.from]!.id, target: units[e.to]!.id, kind: e.kind, weight: Number(e.weight.toFixed(4)) }));
+    const files = paths.filter((p) => !opts.path_prefix || p.startsWith(opts.path_prefix));
+    const fileSet = new Set(files);
+    const fileEdges = imports.perFile.flatMap((pf) => (fileSet.has(pf.path) ? pf.resolved.filter((t) => fileSet.has(t)).map((t) => ({ source: pf.path, target: t, kind: 'import' as const })) : []));
+    return {
+      nodes,
+      edges: graphEdges,
+      files: files.map((p) => {
+        const a = this.index.analyses[paths.indexOf(p)]!;
+        return { path: p, language: a.language, parser: a.parser, units: a.units.length, lines: a.lines };
+      }),
+      file_edges: fileEdges,
+      truncated: selected.length < units.filter((_, i) => keep(i)).length,
+      total_nodes: units.length,
+      total_edges: edges.length,
+    };
+  }
+
+  summary(top: number) {
+    const { units, table, edges, paths, analyses, imports } = this.index;
+    const languages: Record<string, number> = {};
+    const parsers: Record<string, number> = {};
+    let parseErrorFiles = 0;
+    for (const a of analyses) {
+      languages[a.language] = (languages[a.language] ?? 0) + 1;
+      parsers[a.parser] = (parsers[a.parser] ?? 0) + 1;
+      if (a.parseErrors > 0) parseErrorFiles++;
+    }
+    const kinds: Record<string, number> = {};
+    for (const u of units) kinds[u.kind] = (kinds[u.kind] ?? 0) + 1;
+    const edgeKinds: Record<string, number> = {};
+    for (const e of edges) edgeKinds[e.kind] = (edgeKinds[e.kind] ?? 0) + 1;
+    const rank = this.index.rank;
+    const order = Array.from({ length: units.length }, (_, i) => i).sort((a, b) => rank[b]! - rank[a]!);
+    const importedBy = new Map<string, number>();
+    for (const pf of imports.perFile) for (const t of pf.resolved) importedBy.set(t, (importedBy.get(t) ?? 0) + 1);
+    const fileRank = new Map<string, number>();
+    units.forEach((_, i) => {
+      const p = paths[table.fileOf[i]!]!;
+      fileRank.set(p, (fileRank.get(p) ?? 0) + rank[i]!);
+    });
+    const unresolvedModules = new Map<string, number>();
+    for (const pf of imports.perFile) for (const m of pf.unresolved) unresolvedModules.set(m, (unresolvedModules.get(m) ?? 0) + 1);
+    return {
+      files: analyses.length,
+      lines: analyses.reduce((s, a) => s + a.lines, 0),
+      languages,
+      parsers,
+      files_with_parse_errors: parseErrorFiles,
+      units: units.length,
+      units_by_kind: kinds,
+      edges: edges.length,
+      edges_by_kind: edgeKinds,
+      import_edges: imports.perFile.reduce((s, pf) => s + pf.resolved.length, 0),
+      top_symbols: order.slice(0, top).map((i) => ({ id: units[i]!.id, name: units[i]!.qualified, kind: units[i]!.kind, path: paths[table.fileOf[i]!]!, start_line: units[i]!.startLine, pagerank: Number(rank[i]!.toExponential(4)) })),
+      top_files: [...fileRank].sort((a, b) => b[1] - a[1]).slice(0, top).map(([path, score]) => ({ path, pagerank: Number(score.toExponential(4)), imported_by: importedBy.get(path) ?? 0 })),
+      most_imported_files: [...importedBy].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, top).map(([path, count]) => ({ path, imported_by: count })),
+      external_modules: [...unresolvedModules].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, top).map(([module, count]) => ({ module, files: count })),
+    };
+  }
+
+  /** Ids of every unit reached from `focus` (for tests: reach over the current graph). */
+  reachIds(focus: string, reverse: boolean): string[] {
+    const seeds = this.resolve(focus);
+    return reach(this.index.table, this.index.edges, seeds, reverse).map((r) => this.index.units[r.unit]!.id);
+  }
+
+  /** Every edge as `from -> to kind weight` (tests compare incremental and full builds). */
+  edgeList(): string[] {
+    const { units, edges } = this.index;
+    return edges.map((e) => `${units[e.from]!.id} -> ${units[e.to]!.id} ${e.kind} ${e.weight.toFixed(6)}`).sort();
+  }
+
+  /** Unit index of an id (graph exports and tests). */
+  unitById(id: string): number {
+    if (!this.idOf) this.idOf = new Map(this.index.units.map((u, i) => [u.id, i]));
+    return this.idOf.get(id) ?? -1;
+  }
+}
+
+export { resolveFocus };
