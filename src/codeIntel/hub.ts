@@ -94,7 +94,7 @@ export class CodeIntelHub {
   /** Makes the thread hold the project's current index; not_found when the project has none. */
   async ensure(project: string): Promise<number> {
     const generation = await this.generation(project);
-    if (generation === null) throw notFound('This project has no code index yet: send its files with gc_repo_index first');
+    if (generation === null) throw notFound('This project has no code index yet: send its files with gc_orient first');
     if (this.synced.get(project) === generation) return generation;
     return this.withLock(project, async () => {
       const current = (await this.generation(project))!;

@@ -21,7 +21,7 @@ beforeAll(async () => {
   t = await makeTenant(server);
   a = await connectMcp(server.url, t.keyA);
   unbound = await connectMcp(server.url, t.unbound);
-  const ing = await call(a, 'gc_repo_index', { files: files(REPO) });
+  const ing = await call(a, 'gc_orient', { files: files(REPO) });
   expect(ing.isError, JSON.stringify(ing.data)).toBe(false);
 });
 afterAll(async () => {
@@ -29,7 +29,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-const TOOLS = ['gc_repo_index', 'gc_defs', 'gc_refs', 'gc_callers', 'gc_source', 'gc_impact', 'gc_blast_radius', 'gc_repo_map', 'search_code', 'detect_dead_code', 'export_graph_json', 'generate_structural_summary'];
+const TOOLS = ['gc_orient', 'gc_defs', 'gc_refs', 'gc_callers', 'gc_source', 'gc_impact', 'gc_blast_radius', 'gc_repo_map', 'search_code', 'detect_dead_code', 'export_graph_json', 'generate_structural_summary'];
 
 describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
   it('every tool is listed with its category, plan and help', async () => {
@@ -53,7 +53,7 @@ describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
   });
 
   it('ingest reports what it indexed and skips bad files with reasons, never failing the call', async () => {
-    const r = await call(a, 'gc_repo_index', {
+    const r = await call(a, 'gc_orient', {
       files: [
         { path: '../../etc/passwd', content: 'root:x:0:0' },
         { path: '/abs/file.py', content: 'def f(): pass' },
@@ -65,7 +65,7 @@ describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
       ],
     });
     expect(r.isError, JSON.stringify(r.data)).toBe(false);
-    const reasons = Object.fromEntries(r.data.skipped.map((s: { path: string; reason: string }) => [s.path, s.reason]));
+    const reasons = Object.fromEntries(r.data.index.skipped.map((s: { path: string; reason: string }) => [s.path, s.reason]));
     expect(reasons).toEqual({
       '../../etc/passwd': 'invalid_path',
       '/abs/file.py': 'invalid_path',
@@ -74,13 +74,14 @@ describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
       'big/huge.py': 'too_large',
       './docs/../../x.py': 'invalid_path',
     });
-    expect(r.data.indexed).toEqual([expect.objectContaining({ path: 'lib/tool.rb', parser: 'line-fallback' })]);
-    expect(r.data.files).toBe(Object.keys(REPO).length + 1);
+    expect(r.data.index.indexed).toEqual([expect.objectContaining({ path: 'lib/tool.rb', parser: 'line-fallback' })]);
+    expect(r.data.index.files).toBe(Object.keys(REPO).length + 1);
+    expect(r.data.orientation).toMatchObject({ files: Object.keys(REPO).length + 1, languages: { python: 3, typescript: 2, ruby: 1 } });
     // Unchanged content is not parsed again.
-    const again = await call(a, 'gc_repo_index', { files: files(REPO) });
-    expect(again.data).toMatchObject({ unchanged: Object.keys(REPO).length, indexed: [], update: { mode: 'none' } });
+    const again = await call(a, 'gc_orient', { files: files(REPO) });
+    expect(again.data.index).toMatchObject({ unchanged: Object.keys(REPO).length, indexed: [], update: { mode: 'none' } });
     // Traversal in deleted is refused outright.
-    const del = await call(a, 'gc_repo_index', { deleted: ['../outside.py'] });
+    const del = await call(a, 'gc_orient', { deleted: ['../outside.py'] });
     expect(del.isError).toBe(true);
     expect(del.data.error).toBe('validation_error');
   });
@@ -156,18 +157,18 @@ describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
 
   it('incremental update: a changed file and a deleted file change the answers', async () => {
     const changed = REPO['pkg/api.py']!.replace('return handle(request.key, request.value)', 'return helper()').replace('import handle', 'import handle\nfrom pkg.store import helper');
-    const up = await call(a, 'gc_repo_index', { files: [{ path: 'pkg/api.py', content: changed }] });
-    expect(up.data).toMatchObject({ indexed: [expect.objectContaining({ path: 'pkg/api.py' })], update: { mode: 'incremental' } });
+    const up = await call(a, 'gc_orient', { files: [{ path: 'pkg/api.py', content: changed }] });
+    expect(up.data.index).toMatchObject({ indexed: [expect.objectContaining({ path: 'pkg/api.py' })], update: { mode: 'incremental' } });
     expect((await call(a, 'gc_callers', { symbol: 'handle' })).data.references).toEqual([]);
     const helperCallers = await call(a, 'gc_callers', { symbol: 'helper' });
     expect(helperCallers.data.references.map((r: { qualified: string }) => r.qualified).sort()).toEqual(['endpoint', 'handle']);
 
-    const del = await call(a, 'gc_repo_index', { deleted: ['pkg/api.py', 'never/was.py'] });
-    expect(del.data).toMatchObject({ deleted: ['pkg/api.py'], not_found_deleted: ['never/was.py'], update: { mode: 'incremental' } });
+    const del = await call(a, 'gc_orient', { deleted: ['pkg/api.py', 'never/was.py'] });
+    expect(del.data.index).toMatchObject({ deleted: ['pkg/api.py'], not_found_deleted: ['never/was.py'], update: { mode: 'incremental' } });
     expect((await call(a, 'gc_callers', { symbol: 'helper' })).data.references.map((r: { qualified: string }) => r.qualified)).toEqual(['handle']);
     expect((await call(a, 'gc_defs', { symbol: 'endpoint' })).data.not_found).toBe(true);
     // Put it back for the other tests.
-    await call(a, 'gc_repo_index', { files: [{ path: 'pkg/api.py', content: REPO['pkg/api.py']! }] });
+    await call(a, 'gc_orient', { files: [{ path: 'pkg/api.py', content: REPO['pkg/api.py']! }] });
   });
 
   it("another user's index is invisible; a key of another project sees only its own", async () => {
@@ -177,7 +178,8 @@ describe(`code intelligence tools over MCP (${DB_KIND})`, () => {
       const r = await call(b, 'gc_defs', { symbol: 'Store.save' });
       expect(r.isError).toBe(true);
       expect(r.data.error).toBe('not_found');
-      await call(b, 'gc_repo_index', { files: [{ path: 'own.py', content: 'def mine():\n    return 1\n' }] });
+      expect((await call(b, 'gc_orient', {})).data.error).toBe('not_found');
+      await call(b, 'gc_orient', { files: [{ path: 'own.py', content: 'def mine():\n    return 1\n' }] });
       expect((await call(b, 'gc_defs', { symbol: 'Store.save' })).data.not_found).toBe(true);
       expect((await call(a, 'gc_defs', { symbol: 'mine' })).data.not_found).toBe(true);
       // Same owner, second project: its key does not see the first project's index either.

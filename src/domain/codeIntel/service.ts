@@ -70,7 +70,7 @@ export interface IngestInput {
 }
 
 /**
- * gc_repo_index: parse the given files (unchanged content is skipped by hash) and store them,
+ * gc_orient (with files or deleted): parse the given files (unchanged content is skipped by hash) and store them,
  * remove the deleted paths, and update the project's in-memory index incrementally.
  * Bad files never fail the call: they are listed in `skipped` with a reason.
  */

@@ -24,13 +24,13 @@ function blastInputError(tool: string, field: string) {
 /** Code intelligence over the project's repository index (docs/code-intelligence.md). */
 export const codeIntelTools = [
   defineTool({
-    name: 'gc_repo_index',
+    name: 'gc_orient',
     scope: 'mcp:write',
     category: 'platform',
     plan: 'pro',
     needsProject: true,
     description:
-      "Adds or updates files in the project's repository index (parsed once with tree-sitter: python, javascript, typescript, tsx, java, go, rust, c, cpp; other languages by lines), and removes deleted paths. Files whose content is unchanged are skipped. The gc_* code tools answer from this index. Bad files (binary, over 1,000,000 characters, path traversal) are listed in skipped, never fail the call. With no files and no deleted, returns the index status.",
+      "Call first: builds or updates the project's repository index from files (parsed once with tree-sitter: python, javascript, typescript, tsx, java, go, rust, c, cpp; other languages by lines) and removes deleted paths; unchanged files are skipped, so later calls send only what changed. Returns what was indexed and an orientation: languages, definitions, the most central symbols and files, external modules. The other gc_* code tools answer from this index. Bad files (binary, over 1,000,000 characters, path traversal) are listed in skipped and never fail the call.",
     input: z
       .object({
         files: z
@@ -38,12 +38,15 @@ export const codeIntelTools = [
           .max(MAX_FILES_PER_CALL)
           .default([]),
         deleted: z.array(z.string().max(MAX_PATH_CHARS * 4)).max(MAX_FILES_PER_CALL).default([]),
+        top: z.number().int().min(1).max(100).default(10).describe('How many central symbols and files the orientation lists'),
       })
       .strict()
       .refine((a) => a.files.reduce((s, f) => s + f.content.length, 0) <= MAX_TOTAL_CHARS, { message: `files exceed ${MAX_TOTAL_CHARS} characters in total; send them in several calls`, path: ['files'] }),
     async handler(args, ctx) {
       const project = await boundCodeProject(ctx.services, ctx.principal);
-      return { result: await ingestRepository(ctx.call, project, { files: args.files, deleted: args.deleted }) };
+      const index = args.files.length || args.deleted.length ? await ingestRepository(ctx.call, project, { files: args.files, deleted: args.deleted }) : null;
+      const orientation = await queryCodeIndex<Record<string, unknown>>(ctx.services, project, 'summary', [args.top]);
+      return { result: { ...(index ? { index } : {}), orientation } };
     },
   }),
   defineTool({
