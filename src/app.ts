@@ -18,6 +18,7 @@ import { createLogger, type Logger } from './lib/log.js';
 import { Metrics } from './metrics/metrics.js';
 import { ComputePool } from './pool/pool.js';
 import { allRoutes } from './routes/index.js';
+import { startA2AProtocol } from './a2a/protocol/service.js';
 import type { Services } from './services.js';
 import { KeyActivity } from './domain/accounts/keyActivity.js';
 import { UsageWriter } from './domain/accounts/usage.js';
@@ -93,6 +94,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const mcpSessions = new SessionStore(services, config.mcpSessions);
     opened.push(() => mcpSessions.closeAll());
     const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
+    // A2A protocol tasks a previous process left open are resolved before we listen; closed after HTTP drains.
+    const a2a = await startA2AProtocol(services);
+    opened.push(() => a2a.close());
     const http = await startHttpServer(allRoutes, services, {
       host: config.host,
       port: config.port,

@@ -171,3 +171,48 @@ export function sendWithBackpressure(res: uWS.HttpResponse, body: Uint8Array, cl
   // The socket is full: resume from what the kernel took whenever uWS says it is writable again.
   res.onWritable((offset) => res.tryEnd(body.subarray(offset - base), total)[0]);
 }
+
+/**
+ * Writes a streamed reply (Reply.stream): status and headers at once, then each chunk as the iterator
+ * yields it, waiting whenever the socket is full. When the client goes away the iterator is closed
+ * (its finally blocks run) and the response is never touched again.
+ */
+export async function writeStream(res: uWS.HttpResponse, status: number, reply: Reply, requestId: string, isAborted: () => boolean): Promise<void> {
+  const iterator = reply.stream![Symbol.asyncIterator]();
+  res.cork(() => {
+    res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trim());
+    res.writeHeader('x-request-id', requestId);
+    res.writeHeader('content-type', reply.contentType ?? 'text/event-stream');
+    for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
+  });
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await iterator.next();
+      if (isAborted()) return;
+      if (next.done) {
+        finished = true;
+        res.cork(() => res.end());
+        return;
+      }
+      let ok = true;
+      res.cork(() => {
+        ok = res.write(next.value);
+      });
+      if (!ok) {
+        await new Promise<void>((resolve) =>
+          res.onWritable(() => {
+            resolve();
+            return true;
+          }),
+        );
+      }
+    }
+  } catch (err) {
+    // Headers are gone: the stream can only end. The iterator is expected to turn its own failures into events.
+    if (!isAborted()) res.cork(() => res.end());
+    throw err;
+  } finally {
+    if (!finished) await iterator.return?.().catch(() => undefined);
+  }
+}

@@ -33,6 +33,11 @@ export interface Reply {
   raw?: string | Uint8Array;
   contentType?: string;
   headers?: Record<string, string>;
+  /**
+   * A streamed body (Server-Sent Events): each chunk is written as it comes, with back-pressure; the
+   * iterator is closed when the client goes away. Headers (and `status`) go out before the first chunk.
+   */
+  stream?: AsyncIterable<string>;
 }
 
 export interface RouteSpec<B = unknown, Q = unknown> {

@@ -9,7 +9,7 @@ import { unavailable } from '../domain/errors.js';
 import { httpReplyOf } from './errors.js';
 import { parseJsonBody } from './jsonBody.js';
 import { storableText } from '../lib/text.js';
-import { BodyBudget, BodyReader, declaredLength, writeReply } from './io.js';
+import { BodyBudget, BodyReader, declaredLength, writeReply, writeStream } from './io.js';
 import { Router } from './router.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
@@ -94,7 +94,13 @@ export function startHttpServer(
       let close = closeConnection || draining;
       // A body left unread on the socket would be parsed as the next request: drain a small one, else close.
       if (body && !close && !done) close = (await body.settleUnread(declaredLength(incoming.headers))) === 'close';
-      if (!done) {
+      if (!done && reply.stream) {
+        // A stream answers for as long as it runs; the request counts as in flight until it ends.
+        await writeStream(res, status, reply, incoming.requestId, () => done).catch((err) =>
+          services.log.error('stream failed', { requestId: incoming.requestId, error: err instanceof Error ? err.message : String(err) }),
+        );
+        done = true;
+      } else if (!done) {
         done = true;
         writeReply(res, status, reply, incoming.requestId, close);
       }

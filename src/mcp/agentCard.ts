@@ -12,6 +12,9 @@ export const EXTENSIONS = {
   payment: 'urn:semantic-compression:a2a:ext:payment:v1',
 } as const;
 
+/** Where the A2A protocol's bindings live (src/routes/a2a.ts): the spec prefixes A2A paths with /a2a/v1. */
+const A2A_PATH = '/a2a/v1';
+
 const MODES = ['text/plain', 'application/json'];
 const TOOL_MODES = ['application/json', 'text/plain'];
 
@@ -26,7 +29,8 @@ export function buildAgentCard(base: string, serviceVersion: string) {
     documentationUrl: `${base}/.well-known/agent-card.json`,
     supportedInterfaces: [
       { url: `${base}/mcp`, protocolBinding: 'MCP', protocolVersion: '1.0', tenant: '' },
-      { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+      { url: `${base}${A2A_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+      { url: `${base}${A2A_PATH}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
     ],
     capabilities: {
       streaming: true,
@@ -70,7 +74,8 @@ export function legacyAgentCard(base: string, serviceVersion: string) {
     preferredTransport: 'MCP',
     additionalInterfaces: [
       { url: `${base}/mcp`, transport: 'MCP' },
-      { url: base, transport: 'HTTP+JSON' },
+      { url: `${base}${A2A_PATH}`, transport: 'HTTP+JSON' },
+      { url: `${base}${A2A_PATH}/jsonrpc`, transport: 'JSONRPC' },
     ],
   };
 }

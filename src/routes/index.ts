@@ -1,4 +1,5 @@
 import type { RouteSpec } from '../http/route.js';
+import { a2aRoutes } from './a2a.js';
 import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
 import { detectRoutes } from './detect.js';
@@ -38,4 +39,5 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...paymentRoutes,
   ...governanceRoutes,
   ...webhookRoutes,
+  ...a2aRoutes,
 ]);
