@@ -1,0 +1,44 @@
+// Spec: "Tool catalogue > Pro tools > platform: code analysis (wrap a structural code-analysis tool)",
+// with search_code (search row) and detect_dead_code, export_graph_json, generate_structural_summary
+// (general row). The catalogue names result fields only for gc_blast_radius. These tools answer from
+// the project's repository index, so they use the owner's project-bound key; setup indexes two files.
+import { t, type ContractFile } from '../contract.js';
+import { PYTHON_SAMPLE } from './compress.js';
+
+const FILES = [
+  { path: 'pricing.py', content: PYTHON_SAMPLE },
+  { path: 'cli.py', content: 'from pricing import PriceBook, invoice\n\n\ndef main():\n    book = PriceBook({"a": 1})\n    return invoice(book, [("a", 2)])\n' },
+];
+
+export default {
+  area: 'MCP tools: code analysis',
+  setup: async (c) => {
+    await c.tool('gc_orient', { files: FILES }, 'project');
+  },
+  tools: [
+    { tool: 'gc_orient', spec: 'platform: code analysis: gc_orient', args: { files: [{ path: 'util.py', content: 'def helper():\n    return 1\n' }] }, key: 'project' },
+    { tool: 'gc_defs', spec: 'platform: code analysis: gc_defs', args: { symbol: 'total' }, key: 'project' },
+    { tool: 'gc_refs', spec: 'platform: code analysis: gc_refs', args: { symbol: 'total' }, key: 'project' },
+    { tool: 'gc_callers', spec: 'platform: code analysis: gc_callers', args: { symbol: 'total' }, key: 'project' },
+    { tool: 'gc_source', spec: 'platform: code analysis: gc_source', args: { symbol: 'PriceBook.price' }, key: 'project' },
+    { tool: 'gc_impact', spec: 'platform: code analysis: gc_impact', args: { symbols: ['total'] }, key: 'project' },
+    {
+      tool: 'gc_blast_radius',
+      spec: 'gc_blast_radius (requires focus_symbol; omission returns BlastRadiusInputError; result may set result_incomplete or not_found)',
+      // A symbol that exists and one that does not: the result is incomplete and names what was not found.
+      args: { focus_symbol: ['total', 'no_such_symbol'] },
+      key: 'project',
+      fields: { result_incomplete: t.boolean, not_found: t.array },
+      check: async (_data, c) => {
+        const missing = await c.mcp('project').callTool({ name: 'gc_blast_radius', arguments: {} });
+        const error = (missing.structuredContent as { error?: string } | undefined)?.error;
+        if (!missing.isError || error !== 'BlastRadiusInputError') throw new Error(`omitting focus_symbol should return BlastRadiusInputError, got ${JSON.stringify(missing.structuredContent)}`);
+      },
+    },
+    { tool: 'gc_repo_map', spec: 'platform: code analysis: gc_repo_map', args: { query: 'invoice total', token_budget: 256 }, key: 'project' },
+    { tool: 'search_code', spec: 'search: search_code', args: { query: 'invoice total' }, key: 'project' },
+    { tool: 'detect_dead_code', spec: 'general: detect_dead_code', key: 'project' },
+    { tool: 'export_graph_json', spec: 'general: export_graph_json', key: 'project' },
+    { tool: 'generate_structural_summary', spec: 'general: generate_structural_summary', key: 'project' },
+  ],
+} satisfies ContractFile;

@@ -1,0 +1,85 @@
+// Spec: "MCP surface > Tool catalogue > Pro tools (plan:pro)": the advisory, compression and general
+// rows (knowledge-base and platform rows have files of their own). The catalogue names few result
+// fields for these rows; the rest of each result is "not shown".
+import { sampleDocument } from '../../helpers/server.js';
+import { t, type ContractFile } from '../contract.js';
+import { PYTHON_SAMPLE } from './compress.js';
+
+const ORIGINAL = 'The API allows 50 requests per minute per key. Never share your API key with anyone. Keys expire after 90 days.';
+const COMPRESSED = 'The API allows 500 requests per minute per key. Keys expire after 90 days.';
+
+const BUILD_LOG = [
+  '> tsc -p tsconfig.json',
+  ...Array.from({ length: 40 }, (_, i) => `[${String(i).padStart(2, '0')}] compiling src/module${i}.ts`),
+  "src/routes/keys.ts:42:7 - error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
+  'See https://example.test/errors/TS2345 for request 7f1c7a52-9a0c-4f69-bb1c-2f6f2a3f9f10',
+  ...Array.from({ length: 40 }, (_, i) => `[${String(i + 40).padStart(2, '0')}] compiling src/module${i + 40}.ts`),
+  'Found 1 error.',
+].join('\n');
+
+const MANIFEST_TOOLS = [
+  {
+    name: 'search_issues',
+    description: 'Searches the issue tracker. Supports **full-text** queries, label filters and pagination. Results are ordered by relevance, then by the last update time.',
+    inputSchema: { type: 'object', properties: { query: { type: 'string', description: 'Search text' }, labels: { type: 'array', items: { type: 'string' } } }, required: ['query'] },
+  },
+  {
+    name: 'create_issue',
+    description: 'Creates an issue in the given repository. The title is required; the body accepts Markdown. Returns the issue number and its URL.',
+    inputSchema: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } }, required: ['title'] },
+  },
+];
+
+export default {
+  area: 'MCP tools: pro (advisory, compression, general)',
+  tools: [
+    // advisory
+    { tool: 'check_blind_spots', spec: 'advisory: check_blind_spots', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
+    // compression
+    {
+      tool: 'compress_codebase',
+      spec: 'compression: compress_codebase',
+      args: { files: [{ path: 'pricing.py', content: PYTHON_SAMPLE }, { path: 'cli.py', content: 'from pricing import invoice\n\n\ndef main():\n    return invoice(None, [])\n' }], query: 'invoice total', token_budget: 400 },
+    },
+    {
+      tool: 'compress_mcp_registry',
+      spec: 'compression: compress_mcp_registry',
+      args: { tools: MANIFEST_TOOLS, max_description_chars: 60 },
+    },
+    {
+      tool: 'compress_meta_tokens',
+      spec: 'compression: compress_meta_tokens (lossless, dictionary symbols, reversible)',
+      args: { text: sampleDocument() },
+      fields: { dictionary: t.object },
+      check: async (data, c) => {
+        // "reversible": decoding the result gives the input back.
+        const back = await c.tool('compress_meta_tokens', { mode: 'decompress', encoded: data.encoded, dictionary: data.dictionary });
+        if (back.text !== sampleDocument()) throw new Error('decompressing the result did not give the input back');
+      },
+    },
+    {
+      tool: 'compress_tool_output',
+      spec: 'compression: compress_tool_output (keeps identifiers such as paths, error codes, URLs, UUIDs)',
+      args: { output: BUILD_LOG, max_lines: 20 },
+      check: (data) => {
+        const text = JSON.stringify(data);
+        for (const id of ['src/routes/keys.ts:42:7', 'TS2345', 'https://example.test/errors/TS2345', '7f1c7a52-9a0c-4f69-bb1c-2f6f2a3f9f10']) {
+          if (!text.includes(id)) throw new Error(`identifier ${id} was not kept`);
+        }
+      },
+    },
+    // general
+    { tool: 'adapt_to_context_window', spec: 'general: adapt_to_context_window', args: { text: sampleDocument(), context_window: 4_000, used_tokens: 2_500 } },
+    { tool: 'detect_hallucination', spec: 'general: detect_hallucination', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
+    {
+      tool: 'get_original_output',
+      spec: 'general: get_original_output; Limits: original-output preservation automatic when compression exceeds 80%',
+      // The shared fixtures' abstract compression preserved its original (test/contract/fixtures.ts).
+      args: (c) => ({ original_id: c.fx.original_id }),
+    },
+    { tool: 'optimize_for_model', spec: 'general: optimize_for_model', args: { text: sampleDocument(), model: 'gpt-4o' } },
+    { tool: 'toon_decode', spec: 'general: toon_decode', args: { toon: 'users[2]{id,name}:\n  1,Ada\n  2,Linus' } },
+    { tool: 'toon_encode', spec: 'general: toon_encode', args: { data: { users: [{ id: 1, name: 'Ada' }, { id: 2, name: 'Linus' }] } } },
+    { tool: 'verify_compression', spec: 'general: verify_compression', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
+  ],
+} satisfies ContractFile;
