@@ -6,6 +6,7 @@ import { DEFAULT_RATE_LIMITS } from './auth/rateLimit.js';
 import type { Plan } from './auth/plans.js';
 import type { CommerceSettings } from './domain/commerce/commerce.js';
 import { DEFAULT_BILLING_PRICING, type BillingPricing } from './domain/commerce/pricing.js';
+import { parseServerKey } from './providers/llm/secretBox.js';
 
 export interface Config {
   host: string;
@@ -55,7 +56,37 @@ export interface Config {
   internalToken: string | null;
   /** Billing and email providers, outbox, meter sync, payment secrets, overage pricing. */
   commerce: CommerceSettings;
+  /** Customers' LLM providers (docs/providers.md). */
+  llm: LlmSettings;
+  /** Workflow runs (docs/workflows.md). */
+  runs: RunSettings;
   version: string;
+}
+
+export interface LlmSettings {
+  /** AES-256-GCM key sealing customers' provider keys (PROVIDER_KEY_SECRET); null refuses to store keys. */
+  keySecret: Buffer | null;
+  /** Start the local OpenAI-compatible provider in-process (LLM_LOCAL_SERVER, default on). */
+  localServer: boolean;
+  localPort: number;
+  /** host[:port] a provider base_url may name although it is not a public address (LLM_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  timeoutMs: number;
+  maxRetries: number;
+  backoffBaseMs: number;
+  /** Extra dated price entries (LLM_PRICES_FILE, JSON). */
+  pricesFile: string | null;
+}
+
+export interface RunSettings {
+  /** How long a run's lease lasts without a heartbeat (RUN_LEASE_MS); a dead process's runs are claimed after it. */
+  leaseMs: number;
+  /** How often an idle executor looks for queued or abandoned runs (RUN_POLL_MS). */
+  pollMs: number;
+  /** Runs executed at once per process (RUN_CONCURRENCY). */
+  concurrency: number;
+  /** Claims of one run before it fails as interrupted (RUN_MAX_ATTEMPTS). */
+  maxAttempts: number;
 }
 
 function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -174,6 +205,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     mcpAllowedOrigins: list(env, 'MCP_ALLOWED_ORIGINS').map((o) => o.toLowerCase().replace(/\/+$/, '')),
     internalToken: env.INTERNAL_TOKEN || null,
     commerce: commerceSettings(env),
+    llm: {
+      keySecret: env.PROVIDER_KEY_SECRET ? parseServerKey(env.PROVIDER_KEY_SECRET) : null,
+      localServer: env.LLM_LOCAL_SERVER !== 'off' && env.LLM_LOCAL_SERVER !== 'false',
+      localPort: int(env, 'LLM_LOCAL_PORT', 0),
+      allowedHosts: list(env, 'LLM_ALLOWED_HOSTS'),
+      timeoutMs: Math.max(1, int(env, 'LLM_TIMEOUT_MS', 60_000)),
+      maxRetries: int(env, 'LLM_MAX_RETRIES', 3),
+      backoffBaseMs: int(env, 'LLM_BACKOFF_BASE_MS', 500),
+      pricesFile: text(env, 'LLM_PRICES_FILE'),
+    },
+    runs: {
+      leaseMs: Math.max(500, int(env, 'RUN_LEASE_MS', 30_000)),
+      pollMs: Math.max(50, int(env, 'RUN_POLL_MS', 1000)),
+      concurrency: Math.max(1, int(env, 'RUN_CONCURRENCY', 2)),
+      maxAttempts: Math.max(1, int(env, 'RUN_MAX_ATTEMPTS', 3)),
+    },
     // SSE by default: progress, log messages and list_changed reach the client while a call runs (a JSON body cannot carry them).
     mcpSseResponses: env.MCP_SSE_RESPONSES !== 'false',
     mcpSessions: {
