@@ -16,6 +16,12 @@ const DEBUG = process.env.CONTRACT_DEBUG === 'true';
 
 let run: ContractRun;
 let c: ContractContext;
+/** A file whose setup failed fails its own entries only, with the setup's error. */
+const setupErrors = new Map<string, Error>();
+function requireSetup(file: string) {
+  const err = setupErrors.get(file);
+  if (err) throw new Error(`setup of test/contract/spec/${file} failed: ${err.message}`);
+}
 
 beforeAll(async () => {
   run = await startContractRun();
@@ -25,7 +31,7 @@ beforeAll(async () => {
     try {
       await file.setup(c);
     } catch (err) {
-      throw new Error(`setup of test/contract/spec/${name} failed: ${(err as Error).message}`);
+      setupErrors.set(name, err as Error);
     }
   }
 }, 120_000);
@@ -106,6 +112,7 @@ describe(`contract: REST routes (${DB_KIND})`, () => {
   for (const entry of contracts.routes) {
     const label = `${routeKey(entry)} → ${entry.status}${entry.outsideSpec ? ' (outside the spec)' : ''} [${entry.file}]`;
     it(label, async () => {
+      requireSetup(entry.file);
       const req: RouteRequest = typeof entry.request === 'function' ? await entry.request(c) : (entry.request ?? {});
       const path = withQuery(fillPath(entry.path, req.params), req.query);
       const res = await c.server.request(entry.method, path, { body: req.body, rawBody: req.rawBody, headers: req.headers, key: req.key });
@@ -141,6 +148,7 @@ describe(`contract: MCP tools (${DB_KIND})`, () => {
   for (const entry of contracts.tools) {
     const label = `${entry.tool}${entry.error ? ` → ${entry.error}` : ''}${entry.outsideSpec ? ' (outside the spec)' : ''} [${entry.file}]`;
     it(label, async () => {
+      requireSetup(entry.file);
       const args = typeof entry.args === 'function' ? await entry.args(c) : (entry.args ?? {});
       const result = await c.mcp(entry.key ?? 'owner').callTool({ name: entry.tool, arguments: args });
       const text = (result.content as { type: string; text?: string }[] | undefined)?.find((p) => p.type === 'text')?.text;

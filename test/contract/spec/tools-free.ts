@@ -1,7 +1,14 @@
 // Spec: "MCP surface > Tool catalogue > Free tools (plan:free)". Fields only where the catalogue's
 // "Behaviour stated" names them; the rest of each result is "not shown".
 import { sampleDocument } from '../../helpers/server.js';
-import { t, type ContractFile } from '../contract.js';
+import { t, type ContractContext, type ContractFile } from '../contract.js';
+
+/** The method of the newest usage event of a tool (Usage event: "value mcp_advisory marks advisory non-compressing MCP calls"). */
+async function lastMethodOf(c: ContractContext, tool: string): Promise<string | undefined> {
+  await c.server.app.services.background.drain();
+  const page = await c.ok('GET', '/v1/usage/events?page_size=100');
+  return (page.items as { tool_name: string | null; method: string }[]).find((e) => e.tool_name === tool)?.method;
+}
 
 const UPPER_FIDELITIES = ['ABSTRACT', 'OUTLINE', 'STRUCTURE', 'DETAILED', 'RAW'] as const;
 
@@ -64,6 +71,11 @@ export default {
       spec: 'gc_session_summary | platform | portable summary of session history with restoration_instructions; counts against monthly compression quota',
       args: { max_recent: 5 },
       fields: { restoration_instructions: t.any },
+      check: async (_data, c) => {
+        // "counts against monthly compression quota": a compression event, not an advisory one.
+        const method = await lastMethodOf(c, 'gc_session_summary');
+        if (method !== 'MCP') throw new Error(`gc_session_summary's usage event should have method MCP (counts as a compression), has ${method}`);
+      },
     },
     {
       tool: 'gc_submit_benchmark',
@@ -96,6 +108,11 @@ export default {
       spec: 'ingest_context | ingestion | ingests text (inline text) or file_url (HTTPS), optional file_path for sync tracking; returns skeleton',
       args: { text: sampleDocument(), name: 'contract-ingest-doc', file_path: 'docs/contract-ingest.md' },
       fields: { skeleton: t.string },
+      check: async (_data, c) => {
+        // Usage event: "value mcp_advisory marks advisory non-compressing MCP calls (for example gc_lookup, ingest_context, …)".
+        const method = await lastMethodOf(c, 'ingest_context');
+        if (method !== 'mcp_advisory') throw new Error(`ingest_context's usage event should have method mcp_advisory, has ${method}`);
+      },
     },
     {
       tool: 'list_documents',
