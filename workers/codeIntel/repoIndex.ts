@@ -11,8 +11,8 @@ import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '.
 import { resolveImports } from '../code/resolve.js';
 import { structuralFromIndex } from '../code/structural.js';
 import { computeLineStarts } from '../code/text.js';
-import type { FileAnalysis } from '../code/types.js';
 import { pagerank } from '../shared/pagerank.js';
+import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
 const MAX_CANDIDATES = 4;
@@ -27,7 +27,7 @@ interface LocalEdge {
 }
 
 interface FileSlot {
-  analysis: FileAnalysis;
+  analysis: RepoFileAnalysis;
   /** Out-edges of this file's units (local indexes). */
   edges: LocalEdge[];
   /** Names this file's units call or mention (for incremental invalidation). */
@@ -64,6 +64,24 @@ export interface UnresolvedMention {
   reason: 'too_many_candidates' | 'not_in_scope';
 }
 
+/** Languages where a method is only reached through a receiver (`x.save()`, `self.save()`), never by its bare name. */
+const RECEIVER_LANGS = new Set(['python', 'javascript', 'typescript', 'tsx', 'rust', 'go']);
+
+/** Whether the match at `at` sits in a comment line (`//`, `#`, `*`, `/*` before it on its line). */
+function inComment(text: string, at: number): boolean {
+  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
+  const before = text.slice(lineStart, at);
+  const t = before.trimStart();
+  return t.startsWith('*') || t.startsWith('/*') || before.includes('//') || /^#(?![[!])/.test(t) || (t.startsWith('#') && !t.startsWith('#include') && !t.startsWith('#define'));
+}
+
+/** Whether the match at `at` is reached through a receiver: `.name`, `::name`, `->name`. */
+function viaReceiver(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '?' || text[i] === '!')) i--;
+  return text[i] === '.' || (text[i] === ':' && text[i - 1] === ':') || (text[i] === '>' && text[i - 1] === '-');
+}
+
 const clip = (s: string | null, n = 400): string | null => (s === null ? null : s.length > n ? `${s.slice(0, n)}…` : s);
 
 export class RepoIndex {
@@ -72,6 +90,7 @@ export class RepoIndex {
   private readonly users = new Map<string, Set<string>>();
   private index: CodeIndex = new CodeIndex([], { table: unitTable([]), imports: resolveImports([]), edges: [] });
   private lineStarts = new Map<number, number[]>();
+  private gaps = new Map<number, Array<[number, number]>>();
   private children: number[][] | null = null;
   private idOf: Map<string, number> | null = null;
   private bm25Docs: string[][] | null = null;
@@ -91,7 +110,7 @@ export class RepoIndex {
    * the changed files, files whose resolved imports changed, and files that use a name the
    * changed or deleted files define (before or after the change). The result equals a full build.
    */
-  apply(upserts: FileAnalysis[], deleted: string[]): ApplyStats {
+  apply(upserts: RepoFileAnalysis[], deleted: string[]): ApplyStats {
     const t0 = performance.now();
     const names = new Set<string>();
     const dirty = new Set<string>();
@@ -113,6 +132,8 @@ export class RepoIndex {
         for (const c of u.calls) uses.add(c);
         for (const id of u.identifiers) uses.add(id);
       }
+      for (const c of a.module?.calls ?? []) uses.add(c);
+      for (const id of a.module?.identifiers ?? []) uses.add(id);
       for (const n of uses) {
         let set = this.users.get(n);
         if (!set) this.users.set(n, (set = new Set()));
@@ -169,6 +190,7 @@ export class RepoIndex {
     }
     this.index = new CodeIndex(analyses, { table, imports, edges });
     this.lineStarts = new Map();
+    this.gaps = new Map();
     this.children = null;
     this.idOf = null;
     this.bm25Docs = null;
@@ -206,7 +228,7 @@ export class RepoIndex {
   }
 
   /** Lines of unit i that mention `name` as a whole word, outside its nested definitions. */
-  private mentionLines(i: number, name: string, max = 20): number[] {
+  private mentionLines(i: number, name: string, max = 20, receiverOnly = false): number[] {
     const u = this.index.units[i]!;
     const f = this.index.table.fileOf[i]!;
     const text = this.index.analyses[f]!.content;
@@ -214,12 +236,34 @@ export class RepoIndex {
     const out: number[] = [];
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
-    re.lastIndex = u.start;
+    // A unit that shares the name (an override, a wrapper method) names itself in its header: not a use.
+    re.lastIndex = u.name === name && u.bodyStart !== null ? u.bodyStart : u.start;
     for (let m = re.exec(text); m && m.index < u.end; m = re.exec(text)) {
       if (skip.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
+      if (inComment(text, m.index) || (receiverOnly && !viaReceiver(text, m.index))) continue;
       const line = this.lineAt(f, m.index);
       if (out[out.length - 1] !== line) out.push(line);
       if (out.length >= max) break;
+    }
+    return out;
+  }
+
+  /** Lines of module-level code (outside definitions and imports) of file f that mention `name`. */
+  private moduleLines(f: number, name: string, max = 20, receiverOnly = false): number[] {
+    const a = this.index.analyses[f]! as RepoFileAnalysis;
+    let gaps = this.gaps.get(f);
+    if (!gaps) this.gaps.set(f, (gaps = moduleGaps(a)));
+    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
+    const out: number[] = [];
+    for (const [s, e] of gaps) {
+      re.lastIndex = s;
+      for (let m = re.exec(a.content); m && m.index < e; m = re.exec(a.content)) {
+        if (inComment(a.content, m.index) || (receiverOnly && !viaReceiver(a.content, m.index))) continue;
+        const line = this.lineAt(f, m.index);
+        if (out[out.length - 1] !== line) out.push(line);
+        if (out.length >= max) return out;
+      }
     }
     return out;
   }
@@ -287,8 +331,10 @@ export class RepoIndex {
     const incoming = this.index.incomingEdges();
     const out: RefEntry[] = [];
     const linked = new Set<number>();
+    const receiverOnly = (t: number) => this.index.units[t]!.container !== null && this.index.units[t]!.kind === 'method' && RECEIVER_LANGS.has(this.index.analyses[this.index.table.fileOf[t]!]!.language);
     for (const t of targets) {
       const name = this.index.units[t]!.name;
+      const viaDot = receiverOnly(t);
       for (const ei of incoming[t]!) {
         const e = this.index.edges[ei]!;
         if (!kinds.includes(e.kind)) continue;
@@ -298,7 +344,34 @@ export class RepoIndex {
         if (parentEdge) continue;
         const full = e.kind === 'call' ? 1 : 0.5;
         const candidates = Math.max(1, Math.round(full / e.weight));
-        out.push({ ...this.info(e.from), via: e.kind, target: this.index.units[t]!.id, lines: this.mentionLines(e.from, name), ambiguous: candidates > 1, candidates });
+        const lines = this.mentionLines(e.from, name, 20, viaDot);
+        // A method named without a receiver is some other definition's name (a function, a variable): not this one.
+        if (viaDot && lines.length === 0) continue;
+        out.push({ ...this.info(e.from), via: e.kind, target: this.index.units[t]!.id, lines, ambiguous: candidates > 1, candidates });
+      }
+    }
+    // Module-level code (top-level statements, object literals of definitions such as route tables)
+    // is no definition of its own: its uses are attributed per file, resolved by the file's scope.
+    for (const t of targets) {
+      const name = this.index.units[t]!.name;
+      for (const path of this.users.get(name) ?? []) {
+        const f = this.index.paths.indexOf(path);
+        if (f < 0) continue;
+        const mod = (this.index.analyses[f] as RepoFileAnalysis).module;
+        if (!mod) continue;
+        const called = mod.calls.includes(name);
+        if (!(called || (kinds.includes('reference') && mod.identifiers.includes(name)))) continue;
+        const via = called ? 'call' : 'reference';
+        if (!kinds.includes(via)) continue;
+        const hits = this.resolveFrom(f, name);
+        if (!hits.includes(t)) continue;
+        const lines = this.moduleLines(f, name, 20, receiverOnly(t));
+        if (lines.length === 0) continue;
+        const a = this.index.analyses[f]!;
+        out.push({
+          id: `${path}#<module>`, path, kind: 'module', name: '<module>', qualified: '<module>', signature: '', doc: null,
+          start_line: 1, end_line: a.lines, exported: false, via, target: this.index.units[t]!.id, lines, ambiguous: hits.length > 1, candidates: hits.length,
+        });
       }
     }
     out.sort((a, b) => a.path.localeCompare(b.path) || a.start_line - b.start_line);
@@ -424,7 +497,10 @@ export class RepoIndex {
   }
 
   deadCode(pathPrefix: string | null, limit: number) {
-    const all = this.index.deadCode().filter((d) => !pathPrefix || d.path.startsWith(pathPrefix));
+    // Names module-level code calls or mentions (route tables, registrations, `main()`) are in use.
+    const moduleNames = new Set<string>();
+    for (const a of this.index.analyses as RepoFileAnalysis[]) for (const n of [...(a.module?.calls ?? []), ...(a.module?.identifiers ?? [])]) moduleNames.add(n);
+    const all = this.index.deadCode().filter((d) => (!pathPrefix || d.path.startsWith(pathPrefix)) && !moduleNames.has(d.name));
     return { candidates: all.slice(0, limit).map((d) => ({ ...d, signature: clip(d.signature, 300)!, doc: null })), total: all.length, truncated: all.length > limit };
   }
 
