@@ -8,6 +8,8 @@ import { bootstrapOwner } from './domain/accounts/bootstrap.js';
 import { startMeterSync } from './domain/commerce/billing.js';
 import { createCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
 import { KnowledgeHub } from './kb/hub.js';
+import { LlmRuntime } from './providers/llm/runtime.js';
+import { RunExecutor } from './domain/workflows/executor.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
@@ -83,10 +85,15 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const codeIntel = new CodeIntelHub({ db, log });
     codeIntel.start();
     opened.push(() => codeIntel.close());
+    const llm = new LlmRuntime(config.llm);
+    await llm.start();
+    opened.push(() => llm.close());
+    const runs = new RunExecutor(config.runs, log);
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
       usage: new UsageWriter(db, log, background),
+      llm, runs,
       startedAt: Date.now(),
     };
     const meterSync = startMeterSync(services);
@@ -111,6 +118,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // before the pool and the database.
     knowledge.start();
     opened.splice(opened.length - 1, 0, () => knowledge.close());
+    // Runs resume (or fail with a reason) once we listen; they stop before the hub, the pool and the database.
+    runs.start(services);
+    opened.splice(opened.length - 1, 0, () => runs.close());
 
     let closing: Promise<void> | null = null;
     return {

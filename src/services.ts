@@ -14,6 +14,8 @@ import type { KnowledgeHub } from './kb/hub.js';
 import type { CodeIntelHub } from './codeIntel/hub.js';
 import type { KeyActivity } from './domain/accounts/keyActivity.js';
 import type { UsageWriter } from './domain/accounts/usage.js';
+import type { LlmRuntime } from './providers/llm/runtime.js';
+import type { RunExecutor } from './domain/workflows/executor.js';
 
 /** What a request handler may reach; built once in app.ts. */
 export interface Services {
@@ -38,5 +40,9 @@ export interface Services {
   knowledge: KnowledgeHub;
   /** Code intelligence: the thread holding every project's repository index (started by app.ts). */
   codeIntel: CodeIntelHub;
+  /** Customers' LLM providers: local provider server, sealed keys, price table (docs/providers.md). */
+  llm: LlmRuntime;
+  /** Background executor of workflow runs (started by app.ts once HTTP listens; docs/workflows.md). */
+  runs: RunExecutor;
   startedAt: number;
 }

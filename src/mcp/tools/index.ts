@@ -12,8 +12,10 @@ import { documentTools } from './documents.js';
 import { sessionTools } from './session.js';
 import { toonTools } from './toon.js';
 import { codeIntelTools } from './codeIntel.js';
+import { workflowTools } from './workflows.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools,
-  ...knowledgeTools, ...codeIntelTools];
+  ...knowledgeTools, ...codeIntelTools,
+  ...workflowTools];

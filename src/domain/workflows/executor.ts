@@ -1,0 +1,363 @@
+// The background executor of workflow runs. The state machine lives in the database
+// (workflow_runs, workflow_run_nodes); this class only works on runs it holds a lease on:
+//   queued ──claim──▶ running ──▶ succeeded | failed | cancelled
+// A claim takes a queued run, or a running run whose lease lapsed (its process died), and counts an
+// attempt. A heartbeat renews the lease and reads cancel_requested. Every write is conditioned on
+// still holding the lease, so an instance that lost it can never overwrite the new holder's work.
+// Nodes run one at a time in topological order; a resumed run skips nodes that already succeeded.
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Principal } from '../../auth/principal.js';
+import { isPlan } from '../../auth/plans.js';
+import type { RunSettings } from '../../config.js';
+import type { Logger } from '../../lib/log.js';
+import { LlmProviderError } from '../../providers/llm/types.js';
+import { costMicros, priceFor } from '../../providers/llm/prices.js';
+import type { Services } from '../../services.js';
+import { Call } from '../call.js';
+import { compressText } from '../compression/text.js';
+import { asDomainError, invalid } from '../errors.js';
+import { parseJsonb } from '../knowledge/items.js';
+import { queryKnowledge } from '../knowledge/query.js';
+import { fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams } from './graph.js';
+import { resolveProvider } from './providers.js';
+import { runNodes, type RunNodeRow, type RunRow } from './runs.js';
+
+type AbortReason = 'cancel' | 'lost' | 'shutdown';
+
+interface NodeResult {
+  output: Record<string, unknown> & { text: string };
+  inputTokens: number;
+  outputTokens: number;
+  costMicros: number | null;
+}
+
+interface RunContext {
+  run: RunRow;
+  principal: Principal;
+  inputs: Record<string, unknown>;
+  outputs: Map<string, { text?: unknown }>;
+  upstream: string;
+  signal: AbortSignal;
+}
+
+/** A node's failure as the run records it: the domain's detail, the provider's kind and status, never a key. */
+export function nodeErrorText(err: unknown): string {
+  if (err instanceof LlmProviderError) return `provider ${err.kind}${err.status ? ` (${err.status})` : ''} after ${err.attempts} attempt(s): ${err.message}`;
+  const known = asDomainError(err);
+  if (known) return `${known.code}: ${known.detail}`;
+  return `internal error: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+export class RunExecutor {
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private services: Services | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private filling: Promise<void> | null = null;
+  private again = false;
+  private closed = true;
+
+  constructor(
+    private readonly settings: RunSettings,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts polling for queued and abandoned runs (call once the app's services exist). */
+  start(services: Services): void {
+    this.services = services;
+    this.closed = false;
+    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  /** Looks for work now (a run was just queued). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
+    this.filling = this.fill()
+      .catch((err) => this.log.warn('run claim failed', { error: err instanceof Error ? err.message : String(err) }))
+      .finally(() => {
+        this.filling = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Runs executing in this process (tests, diagnostics). */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Stops claiming, aborts the runs in flight and hands their leases back (expired now), so the next
+   * process (or another instance) resumes them at once. Call before the pool and the database close.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.filling;
+    for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies AbortReason);
+    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.closed && this.active.size < this.settings.concurrency) {
+      const run = await this.claim();
+      if (!run) return;
+      const controller = new AbortController();
+      const done = this.execute(run, controller)
+        .catch((err) => this.log.error('run execution failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          this.active.delete(run.id);
+          this.kick();
+        });
+      this.active.set(run.id, { controller, done });
+    }
+  }
+
+  private async claim(): Promise<RunRow | null> {
+    const [run] = await this.services!.db.query<RunRow>(
+      `update workflow_runs set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'),
+         attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
+        where id = (select id from workflow_runs
+                     where status = 'queued' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
+                     order by created_at limit 1 for update skip locked)
+        returning *`,
+      [this.instanceId, this.settings.leaseMs],
+    );
+    return run ?? null;
+  }
+
+  private async execute(run: RunRow, controller: AbortController): Promise<void> {
+    const db = this.services!.db;
+    const beat = async () => {
+      try {
+        const [r] = await db.query<{ cancel_requested: boolean }>(
+          `update workflow_runs set lease_expires_at = now() + ($3::int * interval '1 millisecond'), updated_at = now()
+            where id = $1 and lease_owner = $2 and status = 'running' returning cancel_requested`,
+          [run.id, this.instanceId, this.settings.leaseMs],
+        );
+        if (!r) controller.abort('lost' satisfies AbortReason);
+        else if (r.cancel_requested) controller.abort('cancel' satisfies AbortReason);
+      } catch (err) {
+        this.log.warn('run heartbeat failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) });
+      }
+    };
+    const heartbeat = setInterval(() => void beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
+    try {
+      await this.drive(run, controller.signal);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  /** Ends the run (only while holding its lease). */
+  private async finish(run: RunRow, status: 'succeeded' | 'failed' | 'cancelled', error: string | null): Promise<void> {
+    const db = this.services!.db;
+    await db.transaction(async (tx) => {
+      if (status !== 'succeeded') {
+        await tx.query(
+          `update workflow_run_nodes set status = $3, finished_at = coalesce(finished_at, now())
+            where run_id = $1 and status in ('pending', 'running') and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $2)`,
+          [run.id, this.instanceId, status === 'cancelled' ? 'cancelled' : 'skipped'],
+        );
+      }
+      await tx.query(
+        `update workflow_runs set status = $3, error = $4, finished_at = now(), lease_owner = null, lease_expires_at = null, updated_at = now()
+          where id = $1 and lease_owner = $2`,
+        [run.id, this.instanceId, status, error],
+      );
+    });
+    this.log.info('run finished', { run_id: run.id, status });
+  }
+
+  private async drive(run: RunRow, signal: AbortSignal): Promise<void> {
+    const s = this.services!;
+    const db = s.db;
+    if (run.cancel_requested) return this.finish(run, 'cancelled', 'cancelled');
+    if (run.attempts > this.settings.maxAttempts) {
+      return this.finish(run, 'failed', `interrupted: the run was claimed ${run.attempts} times (RUN_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`);
+    }
+    const principal = await this.principalOf(run);
+    if (!principal) return this.finish(run, 'failed', 'the API key that started the run is no longer active');
+    const [version] = await db.query<{ graph: string }>('select graph from workflow_versions where id = $1', [run.version_id]);
+    if (!version) return this.finish(run, 'failed', 'the workflow version no longer exists');
+    const { graph } = validateGraph(JSON.parse(version.graph));
+    const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+    const preds = predecessors(graph);
+    const outputs = new Map<string, { text?: unknown }>();
+    const inputs = parseJsonb(run.inputs);
+    for (const row of await runNodes(db, run.id)) {
+      if (row.status === 'succeeded') {
+        outputs.set(row.node_id, (typeof row.output === 'string' ? JSON.parse(row.output) : row.output) as { text?: unknown });
+        continue;
+      }
+      if (row.status !== 'pending' && row.status !== 'running') continue;
+      const node = byId.get(row.node_id)!;
+      if (signal.aborted) return this.onAbort(run, signal);
+      if (row.status === 'running' && node.type === 'llm' && !(node.params as NodeParams<'llm'>).retry_on_interrupt) {
+        await this.failNode(run, row, 'interrupted during its provider call, which the provider may have charged; not repeated (set retry_on_interrupt to repeat it)');
+        return this.finish(run, 'failed', `node ${row.node_id} (llm) was interrupted during its provider call; not repeated`);
+      }
+      const started = await db.query(
+        `update workflow_run_nodes set status = 'running', attempts = attempts + 1, started_at = now(), error = null
+          where run_id = $1 and node_id = $2 and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $3) returning node_id`,
+        [run.id, row.node_id, this.instanceId],
+      );
+      if (!started.length) return; // lease lost: the new holder carries on
+      const upstream = preds.get(node.id)!.map((p) => outputs.get(p)?.text).filter((t): t is string => typeof t === 'string' && t !== '').join('\n\n');
+      let result: NodeResult;
+      try {
+        result = await this.runNode(node, { run, principal, inputs, outputs, upstream, signal });
+      } catch (err) {
+        if (signal.aborted) return this.onAbort(run, signal);
+        const message = nodeErrorText(err);
+        if (!asDomainError(err) && !(err instanceof LlmProviderError)) this.log.error('run node failed', { run_id: run.id, node_id: node.id, error: message });
+        await this.failNode(run, row, message);
+        return this.finish(run, 'failed', `node ${node.id} (${node.type}) failed: ${message}`);
+      }
+      const saved = await db.transaction(async (tx) => {
+        const rows = await tx.query(
+          `update workflow_run_nodes set status = 'succeeded', output = $3::text::jsonb, input_tokens = $4, output_tokens = $5, cost_micros = $6, finished_at = now()
+            where run_id = $1 and node_id = $2 and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $7) returning node_id`,
+          [run.id, node.id, JSON.stringify(result.output), result.inputTokens, result.outputTokens, result.costMicros, this.instanceId],
+        );
+        if (rows.length) {
+          await tx.query(
+            `update workflow_runs set input_tokens = input_tokens + $2, output_tokens = output_tokens + $3, cost_micros = cost_micros + $4, updated_at = now() where id = $1`,
+            [run.id, result.inputTokens, result.outputTokens, result.costMicros ?? 0],
+          );
+        }
+        return rows.length > 0;
+      });
+      if (!saved) return;
+      outputs.set(node.id, result.output);
+    }
+    if (signal.aborted) return this.onAbort(run, signal);
+    return this.finish(run, 'succeeded', null);
+  }
+
+  private async onAbort(run: RunRow, signal: AbortSignal): Promise<void> {
+    const reason = signal.reason as AbortReason;
+    if (reason === 'cancel') return this.finish(run, 'cancelled', 'cancelled while running');
+    if (reason === 'shutdown') {
+      // Hand the lease back: the next process resumes at once instead of waiting for it to lapse.
+      await this.services!.db.query(
+        `update workflow_runs set lease_expires_at = now(), updated_at = now() where id = $1 and lease_owner = $2`,
+        [run.id, this.instanceId],
+      ).catch(() => undefined);
+    }
+  }
+
+  private async failNode(run: RunRow, row: RunNodeRow, error: string): Promise<void> {
+    await this.services!.db.query(
+      `update workflow_run_nodes set status = 'failed', error = $3, finished_at = now()
+        where run_id = $1 and node_id = $2 and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $4)`,
+      [run.id, row.node_id, error.slice(0, 2000), this.instanceId],
+    );
+  }
+
+  /** The run's caller as of now: the key must still be active (a revoked key stops its runs). */
+  private async principalOf(run: RunRow): Promise<Principal | null> {
+    if (!run.key_id) return null;
+    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; environment: string; monthly_quota: number | null }>(
+      `select u.plan, u.is_admin, k.environment, k.monthly_quota from api_keys k join users u on u.id = k.user_id
+        where k.key_id = $1 and u.id = $2 and k.status = 'active' and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
+      [run.key_id, run.owner_id],
+    );
+    if (!row || !isPlan(row.plan)) return null;
+    return { userId: run.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: run.key_id, environment: row.environment, projectId: run.project_id, via: 'api_key', monthlyQuota: row.monthly_quota };
+  }
+
+  private async runNode(node: GraphNode, ctx: RunContext): Promise<NodeResult> {
+    switch (node.type) {
+      case 'kb_query':
+        return this.kbQuery(node.params as NodeParams<'kb_query'>, ctx);
+      case 'compress':
+        return this.compress(node.params as NodeParams<'compress'>, ctx);
+      case 'llm':
+        return this.llm(node.params as NodeParams<'llm'>, ctx);
+    }
+  }
+
+  private async kbQuery(p: NodeParams<'kb_query'>, ctx: RunContext): Promise<NodeResult> {
+    const query = fillTemplate(p.query, ctx.inputs, ctx.outputs).trim();
+    if (!query) throw invalid('kb_query: the query is empty after filling its template');
+    const out = await queryKnowledge(this.services!, ctx.principal, ctx.run.project_id, { query, limit: p.limit }, ctx.signal);
+    return {
+      output: {
+        text: out.results.map((r) => r.raw_text).join('\n\n'),
+        query,
+        count: out.results.length,
+        results: out.results.map((r) => ({ item_id: r.item_id, item_name: r.item_name, chunk_id: r.chunk_id, heading: r.heading, score: r.score })),
+      },
+      inputTokens: 0,
+      outputTokens: 0,
+      costMicros: null,
+    };
+  }
+
+  /** The text compression use case, metered as a call of gc_run_from_workflow (quota, usage event, the pool). */
+  private async compress(p: NodeParams<'compress'>, ctx: RunContext): Promise<NodeResult> {
+    const text = p.text !== undefined ? fillTemplate(p.text, ctx.inputs, ctx.outputs) : ctx.upstream;
+    if (!text.trim()) return { output: { text: '', original_tokens: 0, compressed_tokens: 0, tokens_saved: 0, fidelity: p.fidelity }, inputTokens: 0, outputTokens: 0, costMicros: null };
+    const call = new Call({ services: this.services!, principal: ctx.principal, surface: 'MCP', toolName: 'gc_run_from_workflow', signal: ctx.signal });
+    let failure: unknown;
+    try {
+      const r = await compressText(call, { text, fidelity: p.fidelity, query: p.query ? fillTemplate(p.query, ctx.inputs, ctx.outputs) : null });
+      return {
+        output: { text: r.compressed_text, original_tokens: r.original_tokens, compressed_tokens: r.compressed_tokens, tokens_saved: r.tokens_saved, fidelity: r.fidelity },
+        inputTokens: 0,
+        outputTokens: 0,
+        costMicros: null,
+      };
+    } catch (err) {
+      failure = err;
+      throw err;
+    } finally {
+      await call.finishWith(failure).catch(() => undefined);
+    }
+  }
+
+  private async llm(p: NodeParams<'llm'>, ctx: RunContext): Promise<NodeResult> {
+    const s = this.services!;
+    const provider = await resolveProvider(s, ctx.run.project_id, p.provider);
+    const model = p.model ?? provider.defaultModel;
+    if (!model) throw invalid(`llm: no model given and provider '${p.provider}' has no default_model`);
+    let prompt = fillTemplate(p.prompt, ctx.inputs, ctx.outputs);
+    if (!usesNodeTemplates(p.prompt) && ctx.upstream) prompt += `\n\n---\n${ctx.upstream}`;
+    // Counted before the call, under the lease: a run never submits more than MAX_PROVIDER_CALLS, resumes included.
+    const counted = await s.db.query(
+      `update workflow_runs set provider_calls = provider_calls + 1 where id = $1 and lease_owner = $2 and provider_calls < $3 returning provider_calls`,
+      [ctx.run.id, this.instanceId, MAX_PROVIDER_CALLS],
+    );
+    if (!counted.length) throw invalid(`llm: this run has already submitted ${MAX_PROVIDER_CALLS} provider calls`, { code: 'too_many_provider_calls' });
+    const messages = [...(p.system ? [{ role: 'system' as const, content: fillTemplate(p.system, ctx.inputs, ctx.outputs) }] : []), { role: 'user' as const, content: prompt }];
+    const r = await provider.client.chat({ model, messages, maxTokens: p.max_tokens, temperature: p.temperature, stream: p.stream, signal: ctx.signal });
+    const price = priceFor(s.llm.prices, provider.priceApi, model);
+    const cost = costMicros(price, r.inputTokens, r.outputTokens);
+    return {
+      output: {
+        text: r.text,
+        provider: provider.name,
+        api: provider.api,
+        model: r.model,
+        finish_reason: r.finishReason,
+        attempts: r.attempts,
+        usage_reported: r.inputTokens !== null && r.outputTokens !== null,
+        price: price ? { input_usd_per_mtok: price.input_usd_per_mtok, output_usd_per_mtok: price.output_usd_per_mtok, effective_from: price.effective_from } : null,
+      },
+      inputTokens: r.inputTokens ?? 0,
+      outputTokens: r.outputTokens ?? 0,
+      costMicros: cost,
+    };
+  }
+}

@@ -1,0 +1,104 @@
+// Runs are durable: the real process is killed (SIGKILL) while runs are in flight and queued; after a
+// restart on the same store each one is resolved — resumed to success, or failed with a reason —
+// and none stays running.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnUntil, stop } from '../../bench/lib/spawn.js';
+import { packageRoot } from '../../src/lib/root.js';
+import { call, connectMcp } from '../helpers/mcp.js';
+import { DB_KIND, freshDatabase, sampleDocument } from '../helpers/server.js';
+import { waitForRun } from './helpers.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+async function start(env: Record<string, string>, ready: RegExp) {
+  const proc = await spawnUntil(join(packageRoot(), 'dist/src/main.js'), env, ready);
+  cleanup.push(async () => {
+    if (proc.child.exitCode === null && proc.child.signalCode === null) await stop(proc.child);
+  });
+  return { proc, url: `http://127.0.0.1:${/"port":(\d+)/.exec(proc.output())![1]}` };
+}
+
+describe(`runs survive a killed process (${DB_KIND})`, () => {
+  it('kill -9 mid-run: after restart an interrupted provider call fails with its reason, a retryable one and a queued run complete', async () => {
+    const db = await freshDatabase();
+    const dataDir = mkdtempSync(join(tmpdir(), 'gc-runs-'));
+    cleanup.push(async () => {
+      await db.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+    const env = { DATABASE_URL: db.databaseUrl ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', RUN_LEASE_MS: '1500', RUN_POLL_MS: '100', RUN_CONCURRENCY: '2', POOL_THREADS: '1' };
+    const first = await start(env, /(gc_[0-9a-f]{32})/);
+    const owner = /(gc_[0-9a-f]{32})/.exec(first.proc.output())![1]!;
+    const rest = async (method: string, path: string, body: unknown) => {
+      const res = await fetch(first.url + path, { method, headers: { authorization: `Bearer ${owner}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return res.json() as Promise<any>;
+    };
+    const project = await rest('POST', '/v1/projects', { name: 'runs' });
+    const key = (await rest('POST', '/v1/keys', { name: 'bound', project_id: project.project_id })).key;
+    expect(key).toMatch(/^gc_/);
+
+    let client = await connectMcp(first.url, key);
+    const graph = (retry: boolean) => ({
+      nodes: [
+        { id: 'squeeze', type: 'compress', params: { text: sampleDocument(), fidelity: 'outline' } },
+        { id: 'ask', type: 'llm', params: { prompt: 'Summarise this.', model: 'gc-local:delay=3000', retry_on_interrupt: retry } },
+      ],
+      edges: [{ from: 'squeeze', to: 'ask' }],
+    });
+    const wfA = (await call(client, 'gc_workflow_create', { name: 'not repeated', graph: graph(false) })).data.workflow_id;
+    const wfB = (await call(client, 'gc_workflow_create', { name: 'repeated', graph: graph(true) })).data.workflow_id;
+    const wfC = (await call(client, 'gc_workflow_create', { name: 'queued', graph: { nodes: [{ id: 'c', type: 'compress', params: { text: sampleDocument() } }] } })).data.workflow_id;
+    const runA = (await call(client, 'gc_run_from_workflow', { workflow_id: wfA })).data.run_id;
+    const runB = (await call(client, 'gc_run_from_workflow', { workflow_id: wfB })).data.run_id;
+    // Both provider calls in flight; the third run waits for a free slot (RUN_CONCURRENCY 2).
+    await waitForRun(client, runA, 20_000, (s) => s.nodes[1].status === 'running');
+    await waitForRun(client, runB, 20_000, (s) => s.nodes[1].status === 'running');
+    const runC = (await call(client, 'gc_run_from_workflow', { workflow_id: wfC })).data.run_id;
+    expect((await call(client, 'gc_run_status', { run_id: runC })).data.status).toBe('queued');
+    await client.close();
+
+    const exited = new Promise<void>((resolve) => first.proc.child.once('exit', () => resolve()));
+    first.proc.child.kill('SIGKILL');
+    await exited;
+
+    const second = await start({ ...env, BOOTSTRAP_OWNER: 'false' }, /"port":(\d+)/);
+    client = await connectMcp(second.url, key);
+    const restartedAt = Date.now();
+    try {
+      const a = await waitForRun(client, runA, 30_000);
+      expect(a.status).toBe('failed');
+      expect(a.error).toMatch(/node ask \(llm\) was interrupted during its provider call; not repeated/);
+      expect(a.attempts).toBe(2);
+      expect(a.nodes.map((n: { status: string }) => n.status)).toEqual(['succeeded', 'failed']);
+      expect(a.nodes[1].error).toMatch(/retry_on_interrupt/);
+
+      const b = await waitForRun(client, runB, 30_000);
+      expect(b.status, JSON.stringify(b)).toBe('succeeded');
+      expect(b.attempts).toBe(2);
+      expect(b.nodes[0].attempts).toBe(1); // the compress node that had finished is not run again
+      expect(b.nodes[1]).toMatchObject({ status: 'succeeded', attempts: 2 });
+      expect(b.nodes[1].tokens.output).toBeGreaterThan(0);
+      expect(b.cost_micros).toBeGreaterThan(0);
+      expect(b.provider_calls).toBe(2);
+
+      const c = await waitForRun(client, runC, 30_000);
+      expect(c.status).toBe('succeeded');
+      expect(c.attempts).toBe(1);
+      // Nothing is left running.
+      expect((await call(client, 'gc_run_list', { status: 'running' })).data.runs).toEqual([]);
+      expect(Date.now() - restartedAt).toBeLessThan(20_000);
+    } finally {
+      await client.close();
+    }
+    // A graceful stop hands the runs back and exits promptly.
+    const stopping = Date.now();
+    await stop(second.proc.child);
+    expect(Date.now() - stopping).toBeLessThan(10_000);
+  });
+});
