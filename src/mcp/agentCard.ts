@@ -12,7 +12,7 @@ export const EXTENSIONS = {
   payment: 'urn:semantic-compression:a2a:ext:payment:v1',
 } as const;
 
-/** Where the A2A protocol's bindings live (src/routes/a2a.ts): the spec prefixes A2A paths with /a2a/v1. */
+/** The spec prefixes A2A paths with /a2a/v1 (the JSON-RPC binding lives there). */
 const A2A_PATH = '/a2a/v1';
 
 const MODES = ['text/plain', 'application/json'];
@@ -29,7 +29,9 @@ export function buildAgentCard(base: string, serviceVersion: string) {
     documentationUrl: `${base}/.well-known/agent-card.json`,
     supportedInterfaces: [
       { url: `${base}/mcp`, protocolBinding: 'MCP', protocolVersion: '1.0', tenant: '' },
-      { url: `${base}${A2A_PATH}`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
+      // The A2A protocol's bindings (src/routes/a2a.ts): HTTP+JSON at the base URL as the spec states (its
+      // operations are also served under /a2a/v1), JSON-RPC under the spec's A2A prefix.
+      { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: '' },
       { url: `${base}${A2A_PATH}/jsonrpc`, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: '' },
     ],
     capabilities: {
@@ -74,7 +76,7 @@ export function legacyAgentCard(base: string, serviceVersion: string) {
     preferredTransport: 'MCP',
     additionalInterfaces: [
       { url: `${base}/mcp`, transport: 'MCP' },
-      { url: `${base}${A2A_PATH}`, transport: 'HTTP+JSON' },
+      { url: base, transport: 'HTTP+JSON' },
       { url: `${base}${A2A_PATH}/jsonrpc`, transport: 'JSONRPC' },
     ],
   };

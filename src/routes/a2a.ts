@@ -8,8 +8,9 @@ import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type Reply, type RequestContext } from '../http/route.js';
 
 /**
- * The A2A protocol (v1.0) at the agent card's interfaces: the HTTP+JSON binding under /a2a/v1 and the
- * JSON-RPC binding at /a2a/v1/jsonrpc, both over src/a2a/protocol (docs/a2a.md). Authentication, rate
+ * The A2A protocol (v1.0) at the agent card's interfaces: the HTTP+JSON binding at {base_url} (and the
+ * same operations under /a2a/v1) and the JSON-RPC binding at /a2a/v1/jsonrpc, all over
+ * src/a2a/protocol (docs/a2a.md). Authentication, rate
  * limits and body limits are the router's, as for /v1. The federation's own routes under /a2a/v1
  * (share-requests, tasks/claim, tasks/complete) are literal paths and win over the patterns here.
  */
@@ -209,52 +210,64 @@ async function jsonRpc(ctx: RequestContext<unknown, unknown>): Promise<Reply> {
   }
 }
 
+/**
+ * The HTTP+JSON binding's operations under a base path. The agent card lists the binding at {base_url}
+ * (the spec's "HTTP+JSON at {base_url}"), so the operations are served there; the same operations are
+ * also served under /a2a/v1 ("A2A paths are prefixed /a2a/v1"), beside the JSON-RPC binding.
+ */
+function httpJsonRoutes(prefix: string) {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: `${prefix}/message:send`,
+      auth: 'key',
+      handler: rest(true, async (ctx) => ok({ task: await a2aProtocol(ctx.services).send(callerOf(ctx), parseSendMessage(jsonBody(ctx))) })),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `${prefix}/message:stream`,
+      auth: 'key',
+      handler: rest(true, async (ctx) => restStream(await a2aProtocol(ctx.services).stream(callerOf(ctx), parseSendMessage(jsonBody(ctx))))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${prefix}/tasks`,
+      auth: 'key',
+      handler: rest(false, async (ctx) => ok(await a2aProtocol(ctx.services).list(callerOf(ctx), parseListTasks(ctx.query as Record<string, string>)))),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${prefix}/tasks/:task_id`,
+      auth: 'key',
+      // GET /tasks/{id}, and GET /tasks/{id}:subscribe, which the binding allows besides POST.
+      handler: rest(false, async (ctx) => {
+        const verb = TASK_VERB.exec(ctx.params.task_id!);
+        const a2a = a2aProtocol(ctx.services);
+        if (verb?.[2] === 'subscribe') return restStream(await a2a.subscribe(callerOf(ctx), verb[1]!));
+        if (verb) return noRoute(ctx);
+        const g = parseGetTask({ id: ctx.params.task_id, historyLength: (ctx.query as Record<string, string>).historyLength });
+        return ok(await a2a.get(callerOf(ctx), g.id, g.historyLength));
+      }),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: `${prefix}/tasks/:task_operation`,
+      auth: 'key',
+      // POST /tasks/{id}:cancel and /tasks/{id}:subscribe; a literal route (the federation's /a2a/v1/tasks/claim) is matched before this pattern.
+      handler: rest(false, async (ctx) => {
+        const verb = TASK_VERB.exec(ctx.params.task_operation!);
+        if (!verb) return noRoute(ctx);
+        const a2a = a2aProtocol(ctx.services);
+        if (verb[2] === 'cancel') return ok(await a2a.cancel(callerOf(ctx), verb[1]!));
+        return restStream(await a2a.subscribe(callerOf(ctx), verb[1]!));
+      }),
+    }),
+  ];
+}
+
 export const a2aRoutes = [
-  defineRoute({
-    method: 'POST',
-    path: `${A2A_BASE}/message:send`,
-    auth: 'key',
-    handler: rest(true, async (ctx) => ok({ task: await a2aProtocol(ctx.services).send(callerOf(ctx), parseSendMessage(jsonBody(ctx))) })),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: `${A2A_BASE}/message:stream`,
-    auth: 'key',
-    handler: rest(true, async (ctx) => restStream(await a2aProtocol(ctx.services).stream(callerOf(ctx), parseSendMessage(jsonBody(ctx))))),
-  }),
-  defineRoute({
-    method: 'GET',
-    path: `${A2A_BASE}/tasks`,
-    auth: 'key',
-    handler: rest(false, async (ctx) => ok(await a2aProtocol(ctx.services).list(callerOf(ctx), parseListTasks(ctx.query as Record<string, string>)))),
-  }),
-  defineRoute({
-    method: 'GET',
-    path: `${A2A_BASE}/tasks/:task_id`,
-    auth: 'key',
-    // GET /tasks/{id}, and GET /tasks/{id}:subscribe, which the binding allows besides POST.
-    handler: rest(false, async (ctx) => {
-      const verb = TASK_VERB.exec(ctx.params.task_id!);
-      const a2a = a2aProtocol(ctx.services);
-      if (verb?.[2] === 'subscribe') return restStream(await a2a.subscribe(callerOf(ctx), verb[1]!));
-      if (verb) return noRoute(ctx);
-      const g = parseGetTask({ id: ctx.params.task_id, historyLength: (ctx.query as Record<string, string>).historyLength });
-      return ok(await a2a.get(callerOf(ctx), g.id, g.historyLength));
-    }),
-  }),
-  defineRoute({
-    method: 'POST',
-    path: `${A2A_BASE}/tasks/:task_operation`,
-    auth: 'key',
-    // POST /tasks/{id}:cancel and /tasks/{id}:subscribe; a literal route (the federation's tasks/claim) is matched before this pattern.
-    handler: rest(false, async (ctx) => {
-      const verb = TASK_VERB.exec(ctx.params.task_operation!);
-      if (!verb) return noRoute(ctx);
-      const a2a = a2aProtocol(ctx.services);
-      if (verb[2] === 'cancel') return ok(await a2a.cancel(callerOf(ctx), verb[1]!));
-      return restStream(await a2a.subscribe(callerOf(ctx), verb[1]!));
-    }),
-  }),
+  ...httpJsonRoutes(''),
+  ...httpJsonRoutes(A2A_BASE),
   defineRoute({
     method: 'POST',
     path: A2A_JSONRPC_PATH,

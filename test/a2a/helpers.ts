@@ -1,8 +1,8 @@
-import { SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
-import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
+import { SendMessageRequest, type AgentCard, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 
 /** The official A2A client for a base URL, reading the agent card, with a bearer key on every call. */
-export async function a2aClient(baseUrl: string, key: string, preferred?: 'HTTP+JSON' | 'JSONRPC', polling = false): Promise<Client> {
+export async function a2aClient(baseUrl: string, key: string, preferred?: 'HTTP+JSON' | 'JSONRPC', polling = false, card?: (c: AgentCard) => AgentCard): Promise<Client> {
   const fetchImpl: typeof fetch = (input, init) =>
     fetch(input, { ...init, headers: { ...((init?.headers as Record<string, string> | undefined) ?? {}), authorization: `Bearer ${key}` } });
   const factory = new ClientFactory(
@@ -12,6 +12,7 @@ export async function a2aClient(baseUrl: string, key: string, preferred?: 'HTTP+
       clientConfig: { polling },
     }),
   );
+  if (card) return factory.createFromAgentCard(card(await new DefaultAgentCardResolver().resolve(baseUrl)));
   return factory.createFromUrl(baseUrl);
 }
 

@@ -37,9 +37,23 @@ async function untilQueued(): Promise<void> {
 }
 
 describe(`A2A protocol over HTTP+JSON, with the official client (${DB_KIND})`, () => {
-  it('createFromUrl(base) picks the card’s HTTP+JSON interface at /a2a/v1', () => {
+  it('createFromUrl(base) picks the card’s HTTP+JSON interface, at the base URL as the spec states', () => {
     expect(client.transport.protocolName).toBe('HTTP+JSON');
-    expect((client.transport as unknown as { endpoint: string }).endpoint).toBe(`${server.url}/a2a/v1`);
+    expect((client.transport as unknown as { endpoint: string }).endpoint).toBe(server.url);
+  });
+
+  it('serves the same HTTP+JSON operations under the spec’s A2A prefix /a2a/v1', async () => {
+    const prefixed = await a2aClient(server.url, server.ownerKey, undefined, false, (card) => ({
+      ...card,
+      supportedInterfaces: card.supportedInterfaces.map((i) => (i.protocolBinding === 'HTTP+JSON' ? { ...i, url: `${server.url}/a2a/v1` } : i)),
+    }));
+    expect((prefixed.transport as unknown as { endpoint: string }).endpoint).toBe(`${server.url}/a2a/v1`);
+    const task = asTask(await prefixed.sendMessage(textMessage('A note sent to the prefixed binding.')));
+    expect(task.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+    expect((await prefixed.getTask({ id: task.id, tenant: '' })).id).toBe(task.id);
+    expect((await client.getTask({ id: task.id, tenant: '' })).id).toBe(task.id);
+    const events = await collect(prefixed.sendMessageStream(textMessage('Streamed to the prefixed binding.')));
+    expect(events.map(kindOf)).toEqual(['task', 'statusUpdate', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
   });
 
   it('message:send with a text part answers a completed task whose artifact holds the compressed text (same as /v1/compress at balanced)', async () => {

@@ -30,7 +30,7 @@ describe(`discovery documents (${DB_KIND})`, () => {
     expect(card.defaultInputModes).toEqual(['text/plain', 'application/json']);
     expect(card.supportedInterfaces.map((i) => [i.protocolBinding, i.url, i.protocolVersion])).toEqual([
       ['MCP', `${server.url}/mcp`, '1.0'],
-      ['HTTP+JSON', `${server.url}/a2a/v1`, '1.0'],
+      ['HTTP+JSON', server.url, '1.0'],
       ['JSONRPC', `${server.url}/a2a/v1/jsonrpc`, '1.0'],
     ]);
     expect(card.securitySchemes.bearer?.scheme).toMatchObject({ $case: 'httpAuthSecurityScheme', value: { scheme: 'Bearer' } });
