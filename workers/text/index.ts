@@ -1,5 +1,5 @@
 // Text compression engine: parse -> units -> score (-> query fusion) -> budgeted selection -> render.
-import { FIDELITY_BUDGET, isFidelity } from '../shared/fidelity.js';
+import { FIDELITIES, FIDELITY_FLOOR, budgetFor, isFidelity } from '../shared/fidelity.js';
 import type { Fidelity } from '../shared/fidelity.js';
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
 import type { TokenizerName } from '../shared/tokens.js';
@@ -14,7 +14,7 @@ import type { SimilarityGraph } from './graph.js';
 import { plainScores } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
-import { renderSkeleton } from './render.js';
+import { markerFor, renderSkeleton } from './render.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
 import { MODEL_CONTEXT_WINDOWS, contextWindowFor, recommendForTokens } from './recommend.js';
@@ -53,8 +53,6 @@ export interface RecommendResult {
   reason: string;
 }
 
-/** Budgets below this many tokens are raised to it (short documents may compress less). */
-export const MIN_BUDGET_TOKENS = 32;
 /** Share of the budget headings may take when chosen for themselves (outline), by mode. */
 const HEADING_SHARE = { plain: 0.3, 'query-guided': 0.15 } as const;
 const MMR_LAMBDA = 0.3;
@@ -71,10 +69,7 @@ function markerCost(tokenizer: TokenizerName): number {
   return c;
 }
 
-export function budgetFor(originalTokens: number, fidelity: Fidelity): number {
-  const share = Math.floor(originalTokens * FIDELITY_BUDGET[fidelity]);
-  return Math.max(share, Math.min(originalTokens, MIN_BUDGET_TOKENS));
-}
+export { budgetFor };
 
 interface Analysis {
   total: number;
@@ -182,59 +177,157 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
     });
 
-  // Selection prices tokens per unit; the rendered text is counted exactly and the effective
-  // budget re-aimed (proportionally) so the output lands just under the real budget.
-  let best: { out: string; tokens: number; kept: Uint8Array } | null = null;
-  let target = budget;
-  for (let round = 0; round < AIM_ROUNDS; round++) {
-    const kept = select(target);
-    const stats: RenderStats = { markers: [], pieces: 0 };
-    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
-    // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
-    // whole output is only paid for when the estimate says it may fit.
-    let estimate = stats.pieces;
-    for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
-    for (const m of stats.markers) estimate += fastCount(m, tokenizer);
-    const outTokens = estimate > budget * 1.03 ? estimate : fastCount(out, tokenizer);
-    const exact = outTokens !== estimate || estimate <= budget * 1.03;
-    if (exact && outTokens <= budget && (!best || outTokens > best.tokens)) best = { out, tokens: outTokens, kept };
-    if (exact && outTokens <= budget && outTokens >= budget * 0.95) break;
-    // Overshoots are corrected with a small safety margin so a second miss is rare.
-    const scale = budget / Math.max(1, outTokens);
-    const next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
-    if (next === target) break;
-    target = next;
-  }
-  if (!best) {
-    // Last resort: drop the lowest-priority free units until the exact count fits.
-    const kept = select(Math.floor(target * 0.8));
-    let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
-    let outTokens = fastCount(out, tokenizer);
-    for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
-      const needed = (outTokens - budget) * (1 + round * 0.5);
-      const required = new Uint8Array(n);
-      for (let i = 0; i < n; i++) if (kept[i]) for (const d of a.deps[i]!) required[d] = 1;
-      const victims = [];
-      for (let i = 0; i < n; i++) if (kept[i] && !required[i]) victims.push(i);
-      victims.sort((x, y) => priority[x]! - priority[y]!);
-      let freed = 0;
-      for (const v of victims) {
-        if (freed >= needed) break;
-        kept[v] = 0;
-        freed += cost[v]!;
-      }
-      if (freed === 0) kept.fill(0);
-      out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
-      outTokens = fastCount(out, tokenizer);
+  type Choice = { out: string; tokens: number; kept: Uint8Array };
+  /** The units one level keeps at its budget. */
+  const chooseAt = (budget: number, fidelity: Fidelity): Choice => {
+    // Selection prices tokens per unit; the rendered text is counted exactly and the effective
+    // budget re-aimed (proportionally) so the output lands just under the real budget.
+    let best: Choice | null = null;
+    let target = budget;
+    for (let round = 0; round < AIM_ROUNDS; round++) {
+      const kept = select(target);
+      const stats: RenderStats = { markers: [], pieces: 0 };
+      const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
+      // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
+      // whole output is only paid for when the estimate says it may fit.
+      let estimate = stats.pieces;
+      for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
+      for (const m of stats.markers) estimate += fastCount(m, tokenizer);
+      const outTokens = estimate > budget * 1.03 ? estimate : fastCount(out, tokenizer);
+      const exact = outTokens !== estimate || estimate <= budget * 1.03;
+      if (exact && outTokens <= budget && (!best || outTokens > best.tokens)) best = { out, tokens: outTokens, kept };
+      if (exact && outTokens <= budget && outTokens >= budget * 0.95) break;
+      // Overshoots are corrected with a small safety margin so a second miss is rare.
+      const scale = budget / Math.max(1, outTokens);
+      const next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
+      if (next === target) break;
+      target = next;
     }
-    best = { out, tokens: outTokens, kept };
-  }
+    if (!best) {
+      // Last resort: drop the lowest-priority free units until the exact count fits.
+      const kept = select(Math.floor(target * 0.8));
+      let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+      let outTokens = fastCount(out, tokenizer);
+      for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
+        const needed = (outTokens - budget) * (1 + round * 0.5);
+        const required = new Uint8Array(n);
+        for (let i = 0; i < n; i++) if (kept[i]) for (const d of a.deps[i]!) required[d] = 1;
+        const victims = [];
+        for (let i = 0; i < n; i++) if (kept[i] && !required[i]) victims.push(i);
+        victims.sort((x, y) => priority[x]! - priority[y]!);
+        let freed = 0;
+        for (const v of victims) {
+          if (freed >= needed) break;
+          kept[v] = 0;
+          freed += cost[v]!;
+        }
+        if (freed === 0) kept.fill(0);
+        out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+        outTokens = fastCount(out, tokenizer);
+      }
+      best = { out, tokens: outTokens, kept };
+    }
+    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity) ?? best;
+  };
+  /**
+   * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
+   * keeps, since settle may pass a small budget and levels must never cross (detailed keeps more).
+   */
+  const chooseLevel = (fidelity: Fidelity): Choice => {
+    const budget = budgetFor(original, fidelity);
+    const own = chooseAt(budget, fidelity);
+    const lower = FIDELITIES[FIDELITIES.indexOf(fidelity) - 1];
+    if (!lower || budget >= 2 * FIDELITY_FLOOR[fidelity]) return own;
+    const below = chooseLevel(lower).kept;
+    let grew = false;
+    const kept = own.kept.slice();
+    for (let i = 0; i < n; i++) {
+      if (below[i] && !kept[i]) {
+        kept[i] = 1;
+        grew = true;
+      }
+    }
+    if (!grew) return own;
+    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+    return { out, tokens: fastCount(out, tokenizer), kept };
+  };
+  const best = chooseLevel(input.fidelity);
   const { out, tokens: outTokens, kept } = best;
   let unitsKept = 0;
   for (let i = 0; i < n; i++) unitsKept += kept[i]!;
   // Never longer than the input: fall back to the original itself.
   if (outTokens >= original) return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
+}
+
+/** Most units added so that kept text outweighs its markers (small inputs only ever need one or two). */
+const MAX_SUBSTANCE_ADDS = 4;
+
+/**
+ * Two rules the budgeted selection cannot see, applied to its choice:
+ * - substance (small budgets only, under twice the level's floor): the kept text must outweigh its
+ *   elision markers. A short input at a small budget would otherwise come back as a heading or a lead
+ *   word and a marker, "saving" everything while keeping nothing; units are added (the best that fits,
+ *   else the smallest, so a level passes its budget by as little as it can). Long inputs keep their
+ *   budget exactly.
+ * - no marker costs more than it hides: a dropped run whose tokens are no more than its marker's is
+ *   kept instead, unless the exact count then passes the budget.
+ * Returns null when the selection already obeys both.
+ */
+function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity) {
+  const n = a.units.length;
+  const kept = chosen.slice();
+  const keep = (into: Uint8Array, i: number) => {
+    into[i] = 1;
+    for (const d of a.deps[i]!) into[d] = 1;
+  };
+  let substance = false;
+  if (budget < 2 * FIDELITY_FLOOR[fidelity]) {
+    const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
+    for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
+      const stats: RenderStats = { markers: [], pieces: 0 };
+      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
+      let content = 0;
+      for (let i = 0; i < n; i++) if (kept[i] && a.units[i]!.kind !== 'heading') content += a.tokens[i]!;
+      let markers = 0;
+      for (const m of stats.markers) markers += fastCount(m, tokenizer);
+      if (content >= markers) break;
+      // Past the budget by as little as possible: the best unit that still fits, else the smallest.
+      let used = markers;
+      for (let i = 0; i < n; i++) if (kept[i]) used += a.tokens[i]!;
+      const open = order.filter((i) => !kept[i]);
+      const next = open.find((i) => used + a.tokens[i]! <= budget) ?? open.sort((x, y) => a.tokens[x]! - a.tokens[y]!)[0];
+      if (next === undefined) break;
+      keep(kept, next);
+      substance = true;
+    }
+  }
+  const filled = kept.slice();
+  let cheap = false;
+  for (let i = 0; i < n; ) {
+    if (filled[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    let hidden = 0;
+    while (j < n && !filled[j]) hidden += a.tokens[j++]!;
+    if (hidden <= fastCount(markerFor(a.units, a.tokens, i, j - 1), tokenizer)) {
+      for (let k = i; k < j; k++) keep(filled, k);
+      cheap = true;
+    }
+    i = j;
+  }
+  if (!substance && !cheap) return null;
+  const render = (k: Uint8Array) => {
+    const out = renderSkeleton(text, a.blocks, a.units, k, a.tokens);
+    return { out, tokens: fastCount(out, tokenizer), kept: k };
+  };
+  if (cheap) {
+    const withFill = render(filled);
+    if (substance || withFill.tokens <= budget) return withFill;
+  }
+  return substance ? render(kept) : null;
 }
 
 export function recommendFidelity(input: RecommendInput): RecommendResult {

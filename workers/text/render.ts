@@ -36,6 +36,13 @@ function addToRun(run: Run, kind: UnitKind, u: Unit, tokens: number): void {
   else run.codeLines += u.lineCount;
 }
 
+/** The marker that would stand for units `from`..`to` (inclusive) when they are dropped together. */
+export function markerFor(units: Unit[], tokens: ArrayLike<number>, from: number, to: number): string {
+  const run = emptyRun();
+  for (let k = from; k <= to; k++) addToRun(run, units[k]!.kind, units[k]!, tokens[k]!);
+  return elisionMarker(run);
+}
+
 /** Filled by renderSkeleton when passed: what was added around the verbatim unit text. */
 export interface RenderStats {
   markers: string[];

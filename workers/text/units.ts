@@ -48,6 +48,8 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
         for (let r = 2; r < blk.lines.length; r++) {
           add({ kind: 'row', block: b, start: blk.lines[r]!.start, end: blk.lines[r]!.end, indexInBlock: r - 1, requires: [head] });
         }
+        // A header alone says what a table is about but none of its facts: it comes with its first row.
+        if (units.length - 1 > head) units[head]!.requires = [head + 1];
         break;
       }
       case 'code': {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
-import { FIDELITIES, FIDELITY_BUDGET, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { FIDELITIES, budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
 import { parseBlocks } from '../../../workers/shared/markdown.js';
 import { STOPWORDS } from '../../../workers/shared/stopwords.js';
 
@@ -165,10 +165,8 @@ export type RegionLevel = (typeof REGION_LEVELS)[number];
 /** About this many tokens per node at each level (RAW: the full node). */
 export const REGION_BUDGET: Record<Exclude<RegionLevel, 'RAW'>, number> = { ABSTRACT: 10, OUTLINE: 30, STRUCTURE: 50, DETAILED: 100 };
 
-/** Fidelity shares of the text engine, most aggressive first (raw is never a compression). */
-const SHARES = FIDELITIES.filter((f): f is Exclude<Fidelity, 'raw'> => f !== 'raw').map((f) => [f, FIDELITY_BUDGET[f]] as const);
-/** The text engine never goes below this many tokens (its MIN_BUDGET_TOKENS). */
-const ENGINE_FLOOR = 32;
+/** The text engine's levels, most aggressive first (raw is never a compression). */
+const LEVELS = FIDELITIES.filter((f): f is Exclude<Fidelity, 'raw'> => f !== 'raw');
 
 export type NodePlan =
   | { kind: 'verbatim' }
@@ -183,10 +181,7 @@ export type NodePlan =
 export function planNode(tokens: number, budget: number): NodePlan {
   if (tokens <= budget) return { kind: 'verbatim' };
   let pick: Exclude<Fidelity, 'raw'> | null = null;
-  for (const [fidelity, share] of SHARES) {
-    const engineBudget = Math.max(Math.floor(tokens * share), Math.min(tokens, ENGINE_FLOOR));
-    if (engineBudget <= budget * 1.15) pick = fidelity;
-  }
+  for (const fidelity of LEVELS) if (budgetFor(tokens, fidelity) <= budget * 1.15) pick = fidelity;
   return pick ? { kind: 'compress', fidelity: pick } : { kind: 'trim' };
 }
 

@@ -135,7 +135,13 @@ export async function modulateRegion(call: Call, doc: DocumentRow, nodes: NodeRo
   if (toCompress.length > 0) {
     const compressed = await compressParts(call, toCompress.map(({ i, fidelity }) => ({ text: nodes[i]!.content, fidelity })));
     poolTasks++;
-    toCompress.forEach(({ i }, k) => (outs[i] = { text: compressed[k]!.compressed_text, tokens: compressed[k]!.compressed_tokens, method: 'compressed' }));
+    // The engine may pass a small budget to keep a sentence whole (docs/text-engine.md); a region's
+    // budget is firm, so such a node is trimmed instead.
+    toCompress.forEach(({ i }, k) => {
+      const r = compressed[k]!;
+      if (budget !== null && r.compressed_tokens > Math.ceil(budget * 1.3)) toTrim.push(i);
+      else outs[i] = { text: r.compressed_text, tokens: r.compressed_tokens, method: 'compressed' };
+    });
   }
   // Trims: cheap string cuts sized by the node's own characters per token, then counted exactly;
   // one correction pass when the estimate overshot by more than 30%.

@@ -1,0 +1,24 @@
+// Detail retention: the names and numbers an agent acts on. A "fact" is a distinct number, inline code
+// span, or code-like identifier (dotted, snake_case, camelCase, PascalCase with an inner capital).
+const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[A-Za-z$]*_[\w$]+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z0-9]+[A-Z][\w$]*\b/g;
+
+export function factsOf(text: string): Set<string> {
+  return new Set(text.match(FACT) ?? []);
+}
+
+/** Share of the input's distinct facts that appear verbatim in the output. */
+export function factRetention(input: string, output: string): { kept: number; total: number } {
+  const facts = factsOf(input);
+  let kept = 0;
+  for (const f of facts) if (output.includes(f)) kept++;
+  return { kept, total: facts.size };
+}
+
+/** Paragraph-sized pieces (blank-line separated prose, not code or tables) of 50–200 tokens. */
+export function shortPieces(text: string, count: (s: string) => number): string[] {
+  return text.split(/\n{2,}/).filter((p) => {
+    if (/^(```|\||<|\s{4})/.test(p)) return false;
+    const t = count(p);
+    return t >= 50 && t <= 200;
+  });
+}
