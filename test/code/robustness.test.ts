@@ -115,6 +115,13 @@ describe('robustness', () => {
     expect(r.skeleton).toContain('functions: top');
   });
 
+  it('abstract names kinds in correct plurals (classes, not classs)', () => {
+    const py = compressCode({ code: 'class A:\n    pass\n\nclass B:\n    pass\n', language: 'python', fidelity: 'abstract' });
+    expect(py.skeleton).toContain('classes: A, B');
+    const ts = compressCode({ code: 'export class A {}\nexport interface I { x: number }\nexport function f() {}\n', language: 'typescript', fidelity: 'abstract' });
+    expect(ts.skeleton).not.toMatch(/\b\w+ss:|classs|\bs:/);
+  });
+
   it('results are structured-cloneable', () => {
     const r = compressCode({ code: 'def a():\n    return b()\n\ndef b():\n    return 1\n', language: 'python', fidelity: 'balanced' });
     expect(structuredClone(r)).toEqual(r);

@@ -48,8 +48,15 @@ export function renderAbstract(units: CodeUnit[], imports: ImportInfo[], languag
   units.forEach((u, i) => {
     if (u.parent >= 0 && groups.has(i)) lines.push(`${u.kind} ${u.qualified}: ${groups.get(i)!.map((m) => m.name).join(', ')}`);
   });
-  for (const [kind, names] of byKind) lines.push(`${kind}s: ${names.join(', ')}`);
+  for (const [kind, names] of byKind) lines.push(`${pluralKind(kind)}: ${names.join(', ')}`);
   return lines.join('\n') + '\n';
+}
+
+/** `class` -> `classes`, `property` -> `properties`, `function` -> `functions`. */
+export function pluralKind(kind: string): string {
+  if (/(s|x|z|ch|sh)$/.test(kind)) return `${kind}es`;
+  if (/[^aeiou]y$/.test(kind)) return `${kind.slice(0, -1)}ies`;
+  return `${kind}s`;
 }
 
 export type SkeletonLevel = Exclude<Fidelity, 'raw'>;
