@@ -16,6 +16,8 @@ import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
 const MAX_CANDIDATES = 4;
+/** gc_refs counts unresolved uses of a name up to this many. */
+const UNRESOLVED_SCAN_MAX = 500;
 
 /** An edge stored with its source file: target by (path, local unit index), so file order may change. */
 interface LocalEdge {
@@ -193,6 +195,7 @@ export class RepoIndex {
     this.gaps = new Map();
     this.children = null;
     this.idOf = null;
+    this.fileOfPath = null;
     this.bm25Docs = null;
     return { ...this.size, recomputed_files: recomputed, ms: Math.round((performance.now() - t0) * 10) / 10 };
   }
@@ -273,13 +276,39 @@ export class RepoIndex {
     return { ...d, signature: clip(d.signature, 600)!, doc: clip(d.doc) };
   }
 
+  private fileOfPath: Map<string, number> | null = null;
+  private pathIndex(path: string): number {
+    if (!this.fileOfPath || this.fileOfPath.size !== this.index.paths.length) this.fileOfPath = new Map(this.index.paths.map((p, f) => [p, f]));
+    return this.fileOfPath.get(path) ?? -1;
+  }
+
+  /** Unit indexes a symbol names: an id or `path:name` by map lookups (O(1)), other forms as the code engine resolves them. */
   resolve(symbol: string): number[] {
-    return this.index.resolve(symbol);
+    const s = symbol.trim();
+    const byId = this.unitById(s);
+    if (byId >= 0) return [byId];
+    const colon = /^(.+\.[A-Za-z0-9]+)[:#](.+)$/.exec(s);
+    if (colon) {
+      const f = this.pathIndex(colon[1]!);
+      if (f >= 0) {
+        const inner = colon[2]!.replace(/::/g, '.');
+        const dot = inner.lastIndexOf('.');
+        const name = dot > 0 ? inner.slice(dot + 1) : inner;
+        const container = dot > 0 ? inner.slice(0, dot) : null;
+        return (this.index.table.byName.get(name) ?? []).filter((i) => {
+          if (this.index.table.fileOf[i] !== f) return false;
+          if (container === null) return true;
+          const c = this.index.units[i]!.container?.replace(/::/g, '.');
+          return c === container || (c != null && c.endsWith(`.${container}`));
+        });
+      }
+    }
+    return this.index.resolve(s);
   }
 
   private fileIndex(path: string): number {
     const p = path.replace(/\\/g, '/').replace(/^\.\//, '');
-    const exact = this.index.paths.indexOf(p);
+    const exact = this.pathIndex(p);
     if (exact >= 0) return exact;
     const hits = this.index.paths.flatMap((q, f) => (q.endsWith(`/${p}`) ? [f] : []));
     return hits.length === 1 ? hits[0]! : -1;
@@ -355,7 +384,7 @@ export class RepoIndex {
     for (const t of targets) {
       const name = this.index.units[t]!.name;
       for (const path of this.users.get(name) ?? []) {
-        const f = this.index.paths.indexOf(path);
+        const f = this.pathIndex(path);
         if (f < 0) continue;
         const mod = (this.index.analyses[f] as RepoFileAnalysis).module;
         if (!mod) continue;
@@ -385,8 +414,8 @@ export class RepoIndex {
       if (!files) continue;
       const defs = table.byName.get(name) ?? [];
       for (const path of files) {
-        const f = this.index.paths.indexOf(path);
-        if (f < 0) continue;
+        const f = this.pathIndex(path);
+        if (f < 0 || unresolvedTotal >= UNRESOLVED_SCAN_MAX) continue;
         this.index.analyses[f]!.units.forEach((u, j) => {
           const i = this.unitIndex(f, j);
           if (targetSet.has(i) || linked.has(i)) return;
@@ -411,6 +440,8 @@ export class RepoIndex {
       truncated: out.length > limit,
       unresolved_mentions: unresolved,
       unresolved_total: unresolvedTotal,
+      /** The scan for unresolved uses stops at this many (a very common name). */
+      unresolved_total_capped: unresolvedTotal >= UNRESOLVED_SCAN_MAX,
     };
   }
 
@@ -594,7 +625,7 @@ export class RepoIndex {
       nodes,
       edges: graphEdges,
       files: files.map((p) => {
-        const a = this.index.analyses[paths.indexOf(p)]!;
+        const a = this.index.analyses[this.pathIndex(p)]!;
         return { path: p, language: a.language, parser: a.parser, units: a.units.length, lines: a.lines };
       }),
       file_edges: fileEdges,
