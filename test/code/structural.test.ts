@@ -78,6 +78,24 @@ describe('structural compression', () => {
     expect(mid.output).toContain('--- app/db.py ---');
   });
 
+  it('raw is the source whatever its size, and no fidelity returns more tokens than were sent', () => {
+    // Large enough that raw's share of the input would pass the default budget cap (32,000 tokens).
+    const big = Array.from({ length: 700 }, (_, k) => ({
+      path: `pkg/m${k}.py`,
+      content: `def f${k}(a, b):\n    "Adds ${k}."\n    total = a + b + ${k}\n    for i in range(${k}):\n        total += i * ${k} - b\n    return total\n\n\ndef g${k}(x):\n    return f${k}(x, ${k}) * 2 + len(str(x)) - ${k}\n`,
+    }));
+    const raw = compressStructural({ files: big, fidelity: 'raw' });
+    expect(raw.original_tokens).toBeGreaterThan(32_000);
+    for (const f of big) expect(raw.output).toContain(f.content);
+    expect(raw.savings_percent).toBe(0);
+    const tiny = [{ path: 'a.py', content: 'def f():\n    return 1\n' }];
+    for (const fidelity of ['abstract', 'outline', 'balanced', 'detailed', 'raw'] as const) {
+      const r = compressStructural({ files: tiny, fidelity });
+      expect(r.compressed_tokens, fidelity).toBeLessThanOrEqual(r.original_tokens);
+      expect(r.output).toContain('def f():\n    return 1');
+    }
+  });
+
   it('reports unresolved focus symbols', () => {
     const r = compressStructural({ files: FILES, focus_symbols: ['execute_query', 'no_such_symbol'] });
     expect(r.result_incomplete).toBe(true);

@@ -93,7 +93,9 @@ export function structuralFromIndex(index: CodeIndex, opts: StructuralOptions & 
   // Nothing to save when the budget covers the input, and a rendering that would outgrow it is no
   // compression: either way the answer is the input itself, whole (its path lines count as input).
   const pathTokens = analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
-  let { output, tiers } = original_tokens + pathTokens <= token_budget ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
+  // raw is the source itself, whatever the size: no budget applies.
+  const whole = fidelity === 'raw' || original_tokens + pathTokens <= token_budget;
+  let { output, tiers } = whole ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
   let compressed_tokens = output ? countTokens(output, tokenizer) : Infinity;
   let inputTokens = original_tokens + pathTokens;
   if (compressed_tokens >= inputTokens) {
