@@ -5,6 +5,7 @@ import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
+import { planTasks } from './plans/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
@@ -30,6 +31,7 @@ export const tasks = {
   ...toolTasks,
   ...embedTasks,
   ...kbTasks,
+  ...planTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

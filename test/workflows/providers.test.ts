@@ -160,3 +160,19 @@ describe('key box (AES-256-GCM)', () => {
     expect(() => parseServerKey('short')).toThrow(/32 bytes/);
   });
 });
+
+describe('the local provider on its own', () => {
+  it('starts standalone (src/cli/localLlm.ts) and answers the OpenAI-compatible client over its socket', async () => {
+    const { spawnUntil, stop } = await import('../../bench/lib/spawn.js');
+    const { packageRoot } = await import('../../src/lib/root.js');
+    const proc = await spawnUntil(join(packageRoot(), 'dist/src/cli/localLlm.js'), { LLM_LOCAL_PORT: '0' }, /"openai_base_url":"([^"]+)"/, 20_000, []);
+    try {
+      const baseUrl = proc.match[1]!;
+      const r = await createLlmClient('openai', { baseUrl, apiKey: null, timeoutMs: 5000, maxRetries: 0, backoffBaseMs: 5 }).chat({ model: 'gc-local', messages, maxTokens: 50, stream: true });
+      expect(r.text).toMatch(/^\[gc-local\] Read 8 words/);
+      expect(r.inputTokens).toBeGreaterThan(0);
+    } finally {
+      await stop(proc.child);
+    }
+  });
+});

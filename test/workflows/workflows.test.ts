@@ -338,7 +338,10 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
       const rows = await server.app.services.db.query<{ row: string }>(`select row_to_json(t)::text as row from "${table_name}" t`);
       dump += rows.map((r) => r.row).join('\n');
     }
-    expect(dump).toContain('llm_providers' === 'x' ? '' : 'v1.'); // sealed keys are there
+    // The keys are there, sealed (AES-256-GCM: v1.<nonce>.<tag>.<ciphertext>).
+    const sealed = await server.app.services.db.query<{ key_sealed: string }>(`select key_sealed from llm_providers where key_sealed is not null`);
+    expect(sealed.length).toBeGreaterThanOrEqual(3);
+    for (const { key_sealed } of sealed) expect(key_sealed).toMatch(/^v1\.[\w-]{16}\.[\w-]{22}\.[\w-]+$/);
     for (const secret of [CUSTOMER_KEY, WRONG_KEY]) {
       expect(logs).not.toContain(secret);
       expect(dump).not.toContain(secret);

@@ -5,14 +5,14 @@ type Op = { kind: ' ' | '-' | '+'; line: string; a: number; b: number };
 /** Beyond this edit distance the diff degrades to "replace everything" (bounded time and memory). */
 const MAX_EDIT_DISTANCE = 4000;
 
-function splitLines(s: string): string[] {
+export function splitLines(s: string): string[] {
   if (s === '') return [];
   const lines = s.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
   return lines;
 }
 
-function editScript(a: string[], b: string[]): Op[] {
+export function editScript(a: string[], b: string[]): Op[] {
   // Trim the common prefix and suffix first: edits are usually local.
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;

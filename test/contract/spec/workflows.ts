@@ -2,7 +2,16 @@
 // with nodes and edges lists; saving creates a new version; byte-identical graph returns the current
 // version") and the Limits row ("up to 100 nodes saved; a single run submits at most 10 provider calls").
 // The provider tools are how a customer registers the provider runs spend the balance of: outside the spec.
-import { t, type ContractFile } from '../contract.js';
+// Also "platform: plans" (gc_plan_*), whose plans are Knowledge Hub items of type plan.
+import { t, type ContractContext, type ContractFile } from '../contract.js';
+
+const PLAN = '# Contract plan\n\n1. Freeze the API.\n2. Write the runbook.\n';
+
+async function freshProposal(c: ContractContext, title: string): Promise<{ proposal_id: string; item_id: string; base: string }> {
+  const plan = await c.tool('gc_kb_ingest', { name: `contract-${title}`, content: PLAN, type: 'plan' }, 'project');
+  const p = await c.tool('gc_plan_propose', { item_id: plan.item_id, base_version_id: plan.version_id, title, content: `${PLAN}3. ${title}.\n` }, 'project');
+  return { proposal_id: p.proposal_id, item_id: plan.item_id, base: plan.version_id };
+}
 
 const GRAPH = {
   nodes: [
@@ -13,14 +22,63 @@ const GRAPH = {
 };
 
 export default {
-  area: 'MCP tools: platform: workflows and runs',
+  area: 'MCP tools: platform: workflows and runs; platform: plans',
   setup: async (c) => {
+    const plan = await c.tool('gc_kb_ingest', { name: 'contract-plan', content: PLAN, type: 'plan' }, 'project');
+    c.fx.plan_item_id = plan.item_id;
+    c.fx.plan_version_id = plan.version_id;
+    c.fx.proposal_id = (await c.tool('gc_plan_propose', { item_id: plan.item_id, base_version_id: plan.version_id, title: 'contract', content: `${PLAN}3. Ship.\n` }, 'project')).proposal_id;
     const wf = await c.tool('gc_workflow_create', { name: 'contract-workflow', graph: GRAPH }, 'project');
     c.fx.workflow_id = wf.workflow_id;
     c.fx.workflow_version_id = wf.current_version_id;
     c.fx.run_id = (await c.tool('gc_run_from_workflow', { workflow_id: wf.workflow_id }, 'project')).run_id;
   },
   tools: [
+    {
+      tool: 'gc_plan_propose',
+      spec: 'gc_plan_propose; change proposals on plan documents; merge applies the diff against the pinned base',
+      args: (c) => ({ item_id: c.fx.plan_item_id, base_version_id: c.fx.plan_version_id, title: 'contract-propose', content: `${PLAN}3. Propose.\n` }),
+      key: 'project',
+      note: 'Field names are not shown by the spec; the diff and its pinned base are what it describes.',
+      // "the diff against the pinned base" -> diff, base_version_id
+      fields: { diff: t.string, base_version_id: t.uuid },
+      check: async (_data, c) => {
+        const unbound = await c.mcp('owner').callTool({ name: 'gc_plan_propose', arguments: { item_id: c.fx.plan_item_id, base_version_id: c.fx.plan_version_id, title: 'x', content: 'y' } });
+        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
+      },
+    },
+    {
+      tool: 'gc_plan_propose_distilled',
+      spec: 'gc_plan_propose_distilled',
+      args: (c) => ({ item_id: c.fx.plan_item_id, base_version_id: c.fx.plan_version_id, discussion: 'We agreed to load test on two cores before the launch. Lunch was good. The runbook needs a restore section.' }),
+      key: 'project',
+      fields: { diff: t.string, base_version_id: t.uuid },
+    },
+    { tool: 'gc_plan_list_proposals', spec: 'gc_plan_list_proposals', args: (c) => ({ item_id: c.fx.plan_item_id }), key: 'project', note: 'The list container is not named by the spec.', fields: { 'proposals[].base_version_id': t.uuid } },
+    { tool: 'gc_plan_get_proposal', spec: 'gc_plan_get_proposal', args: (c) => ({ proposal_id: c.fx.proposal_id }), key: 'project', fields: { diff: t.string, base_version_id: t.uuid } },
+    {
+      tool: 'gc_plan_decide',
+      spec: 'gc_plan_decide (owner only; merge applies the diff against the pinned base in a locked transaction and creates a new version; stale base rejects with a stale_base conflict carrying the current version id; reject writes nothing)',
+      args: async (c) => ({ proposal_id: (await freshProposal(c, 'decide')).proposal_id, decision: 'merge' }),
+      key: 'project',
+      // "creates a new version" -> new_version_id
+      fields: { new_version_id: t.uuid },
+      check: async (_data, c) => {
+        const one = await freshProposal(c, 'stale-one');
+        const plan = await c.tool('gc_kb_get', { item_id: one.item_id }, 'project');
+        const two = await c.tool('gc_plan_propose', { item_id: one.item_id, base_version_id: one.base, title: 'stale-two', content: `${PLAN}3. Other.\n` }, 'project');
+        await c.tool('gc_plan_decide', { proposal_id: one.proposal_id, decision: 'merge' }, 'project');
+        const current = (await c.tool('gc_kb_get', { item_id: one.item_id }, 'project')).current_version_id;
+        if (current === plan.current_version_id) throw new Error('a merge should create a new version');
+        const stale = await c.mcp('project').callTool({ name: 'gc_plan_decide', arguments: { proposal_id: two.proposal_id, decision: 'merge' } });
+        const body = stale.structuredContent as { error?: string; current_version_id?: string };
+        if (body.error !== 'stale_base' || body.current_version_id !== current) throw new Error(`a stale base should be stale_base with the current version id: ${JSON.stringify(body)}`);
+        const rejected = await freshProposal(c, 'reject');
+        await c.tool('gc_plan_decide', { proposal_id: rejected.proposal_id, decision: 'reject' }, 'project');
+        if ((await c.tool('gc_kb_get', { item_id: rejected.item_id }, 'project')).current_version_id !== rejected.base) throw new Error('reject should write no version');
+      },
+    },
+    { tool: 'gc_plan_blame', spec: 'gc_plan_blame', args: (c) => ({ item_id: c.fx.plan_item_id }), key: 'project', note: 'Fields not shown by the spec.', fields: { 'lines[].version_id': t.uuid, 'lines[].text': t.string } },
     {
       tool: 'gc_workflow_create',
       spec: 'gc_workflow_create; Workflow: graph object with nodes and edges lists',
