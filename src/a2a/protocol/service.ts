@@ -48,8 +48,10 @@ interface Running {
   bus: TaskBus;
   abort: AbortController;
   done: Promise<void>;
-  /** Writes of this run, in order (progress statuses, then the final one). */
+  /** Progress statuses of this run, written in order. The final status does not wait for them: a status is written only while the task is open, so a late progress write after the final one changes nothing. */
   writes: Promise<unknown>;
+  /** The stored task once the run has ended (null when canceled or swept meanwhile). */
+  final: TaskRow | null;
 }
 
 const ORPHANED =
@@ -162,7 +164,7 @@ export class A2AProtocol {
     });
     let release!: () => void;
     const started = new Promise<void>((r) => (release = r));
-    const run: Running = { bus: new TaskBus(), abort: new AbortController(), done: Promise.resolve(), writes: Promise.resolve() };
+    const run: Running = { bus: new TaskBus(), abort: new AbortController(), done: Promise.resolve(), writes: Promise.resolve(), final: null };
     run.done = started.then(() => this.execute(row, work, caller, run));
     this.running.set(id, run);
     return { row, run, start: release };
@@ -174,7 +176,7 @@ export class A2AProtocol {
     start();
     if (send.returnImmediately) return taskOf(row, { historyLength: send.historyLength });
     await run.done;
-    const done = await getTaskRow(this.services.db, caller.principal.userId, row.id);
+    const done = run.final ?? (await getTaskRow(this.services.db, caller.principal.userId, row.id));
     return taskOf(done ?? row, { historyLength: send.historyLength });
   }
 
@@ -296,7 +298,6 @@ export class A2AProtocol {
       working(work.kind === 'skill' ? `Running skill ${work.skill}` : `Compressing ${work.text.length} characters at fidelity ${work.fidelity}`);
       const onProgress = (u: ProgressUpdate) => working(u.message, { progress: u.progress, ...(u.total !== undefined ? { total: u.total } : {}) });
       const outcome = work.kind === 'skill' ? await this.runSkill(work, caller, run, onProgress, working) : await this.runText(work, caller, run, onProgress);
-      await run.writes;
       if (run.abort.signal.aborted) return; // canceled (or shutting down): that status is already stored
       const final =
         outcome.ok
@@ -307,6 +308,7 @@ export class A2AProtocol {
             ]);
       const stored = await setStatus(db, id, final, outcome.ok ? [outcome.artifact] : undefined);
       if (!stored) return; // it was canceled or swept meanwhile; that status stands
+      run.final = stored;
       if (outcome.ok) run.bus.publish({ artifactUpdate: { taskId: id, contextId, artifact: outcome.artifact, lastChunk: true } });
       publish(statusOf(stored));
     } catch (err) {
