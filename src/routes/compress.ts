@@ -37,6 +37,62 @@ const BatchBody = z.object({
   fidelity: fidelity.optional(),
 });
 
+type BatchDocument = z.infer<typeof BatchBody>['documents'][number];
+type BatchResult = { index: number; error: string | null; original_tokens?: number; compressed_tokens?: number };
+
+const NDJSON = 'application/x-ndjson';
+const wantsNdjson = (accept: string | undefined) => (accept ?? '').split(',').some((t) => t.trim().split(';')[0]!.toLowerCase() === NDJSON);
+
+function batchSummary(results: readonly BatchResult[]) {
+  const ok = results.filter((r) => r.error === null);
+  const original = ok.reduce((s, r) => s + r.original_tokens!, 0);
+  const compressed = ok.reduce((s, r) => s + r.compressed_tokens!, 0);
+  return {
+    documents: results.length,
+    succeeded: ok.length,
+    failed: results.length - ok.length,
+    total_original_tokens: original,
+    total_compressed_tokens: compressed,
+    total_tokens_saved: original - compressed,
+    overall_savings_percent: savingsPercent(original, compressed),
+  };
+}
+
+/**
+ * `Accept: application/x-ndjson`: one line per document as soon as it finishes (completion order,
+ * each with its `index`), then `{"summary": …}`. Documents start only while the client reads: the
+ * writer pulls a line when the socket has room, and at most BATCH_CONCURRENCY run ahead of it. A client
+ * that goes away stops the documents not yet started. An exhausted quota ends the stream with
+ * `{"error": …, "detail": …}` (the status line has already gone out).
+ */
+async function* batchLines<R extends BatchResult>(documents: readonly BatchDocument[], one: (doc: BatchDocument, index: number) => Promise<R>): AsyncGenerator<string> {
+  const results: R[] = [];
+  const running = new Map<number, Promise<{ index: number; result?: R; error?: unknown }>>();
+  let next = 0;
+  const start = () => {
+    const index = next++;
+    running.set(index, one(documents[index]!, index).then((result) => ({ index, result }), (error: unknown) => ({ index, error })));
+  };
+  try {
+    while (next < documents.length && running.size < BATCH_CONCURRENCY) start();
+    while (running.size) {
+      const settled = await Promise.race(running.values());
+      running.delete(settled.index);
+      if (settled.error !== undefined) {
+        const known = asDomainError(settled.error);
+        yield JSON.stringify({ error: known?.kind ?? 'internal_error', detail: known?.detail ?? 'batch failed' }) + '\n';
+        return;
+      }
+      results.push(settled.result!);
+      yield JSON.stringify(settled.result) + '\n';
+      if (next < documents.length) start();
+    }
+    yield JSON.stringify({ summary: batchSummary(results) }) + '\n';
+  } finally {
+    next = documents.length; // the client left (or the stream ended): start nothing more
+  }
+}
+
 const RecommendBody = z
   .object({
     text: z.string().min(1).optional(),
@@ -63,10 +119,10 @@ export const compressRoutes = [
     path: '/v1/batch-compress',
     auth: 'key',
     body: BatchBody,
-    async handler({ body, call, services }) {
+    async handler({ body, call, services, headers }) {
       // Each document is a call of its own (method batch, one usage event with its status); the
       // batch answers 200 with per-document errors, except when the quota runs out.
-      const results = await mapLimit(body.documents, BATCH_CONCURRENCY, async (doc, index) => {
+      const one = async (doc: BatchDocument, index: number) => {
         const docCall = call.child('batch');
         const level = doc.fidelity ?? body.fidelity ?? 'balanced';
         try {
@@ -82,24 +138,13 @@ export const compressRoutes = [
           if (!known) services.log.error('batch document failed', { index, error: String(err) });
           return { index, id: doc.id ?? null, error: known ? known.detail : 'compression failed' };
         }
-      });
-      const ok = results.filter((r): r is Extract<typeof r, { original_tokens: number }> => r.error === null);
-      const original = ok.reduce((s, r) => s + r.original_tokens, 0);
-      const compressed = ok.reduce((s, r) => s + r.compressed_tokens, 0);
-      return {
-        body: {
-          results,
-          summary: {
-            documents: results.length,
-            succeeded: ok.length,
-            failed: results.length - ok.length,
-            total_original_tokens: original,
-            total_compressed_tokens: compressed,
-            total_tokens_saved: original - compressed,
-            overall_savings_percent: savingsPercent(original, compressed),
-          },
-        },
       };
+      if (wantsNdjson(headers.accept)) {
+        await call.requireQuota(); // an exhausted quota is still a status code, before the stream starts
+        return { contentType: NDJSON, stream: batchLines(body.documents, one) };
+      }
+      const results = await mapLimit(body.documents, BATCH_CONCURRENCY, one);
+      return { body: { results, summary: batchSummary(results) } };
     },
   }),
   defineRoute({
