@@ -10,6 +10,7 @@ import { createCommerce, type CommerceSettings } from './domain/commerce/commerc
 import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
+import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
 import { createMcpHandler } from './mcp/bridge.js';
@@ -119,7 +120,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     knowledge.start();
     opened.splice(opened.length - 1, 0, () => knowledge.close());
     // Runs resume (or fail with a reason) once we listen; they stop before the hub, the pool and the database.
-    runs.start(services);
+    runs.start(services, mcpNodeTools(services));
     opened.splice(opened.length - 1, 0, () => runs.close());
 
     let closing: Promise<void> | null = null;

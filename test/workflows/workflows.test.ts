@@ -133,7 +133,7 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
     expect((await bad({ nodes: [{ id: 'x', type: 'compress' }], edges: [{ from: 'x', to: 'x' }] }))[0]!.type).toBe('value_error.cycle');
     const unknown = await bad({ nodes: [{ id: 'x', type: 'shell', params: {} }], edges: [] });
     expect(unknown[0]).toMatchObject({ loc: ['graph', 'nodes', 0, 'type'], type: 'value_error.node_type' });
-    expect(unknown[0]!.msg).toMatch(/kb_query, compress, llm/);
+    expect(unknown[0]!.msg).toMatch(/kb_query, compress, llm, tool/);
     const params = await bad({ nodes: [{ id: 'x', type: 'compress', params: { fidelity: 'tiny' } }, { id: 'q', type: 'kb_query', params: {} }, { id: 'l', type: 'llm', params: { prompt: 'p', max_tokens: 0, evil: 1 } }] });
     expect(params.map((i) => i.loc.join('.'))).toEqual(expect.arrayContaining(['graph.nodes.0.params.fidelity', 'graph.nodes.1.params.query', 'graph.nodes.2.params.max_tokens', 'graph.nodes.2.params']));
     const edge = await bad({ nodes: [{ id: 'x', type: 'compress' }], edges: [{ from: 'x', to: 'nowhere' }] });
@@ -297,6 +297,49 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
       exec.start(server.app.services);
     }
     expect((await call(a, 'gc_run_cancel', { run_id: '00000000-0000-4000-8000-000000000000' })).data.error).toBe('not_found');
+  });
+
+  it('tool nodes call a registered MCP tool as the run\'s key; unknown, refused and badly called tools are validation errors', async () => {
+    const graph = {
+      nodes: [
+        { id: 'squeeze', type: 'compress', params: { text: DOCS.postgres, fidelity: 'outline' } },
+        { id: 'count', type: 'tool', params: { tool: 'estimate_tokens', arguments: { text: '{{nodes.squeeze.text}}' } } },
+        { id: 'store', type: 'tool', params: { tool: 'gc_kb_ingest', arguments: { name: '{{input.title}}', content: '{{nodes.squeeze.text}}' } } },
+      ],
+      edges: [{ from: 'squeeze', to: 'count' }, { from: 'squeeze', to: 'store' }],
+    };
+    const wf = await call(a, 'gc_workflow_create', { name: 'tools', graph });
+    expect(wf.isError, JSON.stringify(wf.data)).toBe(false);
+    const started = await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id, inputs: { title: 'Squeezed tuning notes' } });
+    expect(started.isError, JSON.stringify(started.data)).toBe(false);
+    const done = await waitForRun(a, started.data.run_id);
+    expect(done.status, JSON.stringify(done)).toBe('succeeded');
+    const [squeeze, count, store] = done.nodes;
+    expect(count.output.tool).toBe('estimate_tokens');
+    expect(count.output.result.accurate_tokens).toBe(squeeze.output.compressed_tokens);
+    // The item was created in the run's project, as the run's key: another key of the project sees it.
+    const item = await call(b, 'gc_kb_get', { item_id: store.output.result.item_id });
+    expect(item.data).toMatchObject({ name: 'Squeezed tuning notes', content: squeeze.output.text });
+    // Each tool call is metered as that tool's own call.
+    const events = await server.app.services.db.query<{ n: number }>(`select count(*)::int as n from usage_events where tool_name in ('estimate_tokens', 'gc_kb_ingest') and client = 'workflow-run'`);
+    expect(events[0]!.n).toBe(2);
+
+    const bad = async (params: Record<string, unknown>) => {
+      const r = await call(a, 'gc_workflow_create', { name: 'bad tool', graph: { nodes: [{ id: 't', type: 'tool', params }] } });
+      expect(r.data.error).toBe('validation_error');
+      return r.data.issues[0];
+    };
+    expect(await bad({ tool: 'no_such_tool' })).toMatchObject({ loc: ['graph', 'nodes', 0, 'params', 'tool'], type: 'value_error.tool' });
+    for (const denied of ['gc_run_from_workflow', 'gc_provider_set', 'gc_mint_api_key', 'gc_plan_decide']) {
+      expect((await bad({ tool: denied, arguments: {} })).msg, denied).toMatch(/cannot run inside a workflow/);
+    }
+    expect(await bad({ tool: 'estimate_tokens', arguments: { txt: 'x' } })).toMatchObject({ loc: ['graph', 'nodes', 0, 'params', 'arguments', 'text'] });
+
+    // A tool-level error fails the node and the run with it.
+    const missing = await call(a, 'gc_workflow_create', { name: 'missing item', graph: { nodes: [{ id: 'get', type: 'tool', params: { tool: 'gc_kb_get', arguments: { item_id: '{{input.id}}' } } }] } });
+    const failed = await waitForRun(a, (await call(a, 'gc_run_from_workflow', { workflow_id: missing.data.workflow_id, inputs: { id: '00000000-0000-4000-8000-000000000000' } })).data.run_id);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^node get \(tool\) failed: invalid_request: tool gc_kb_get answered not_found/);
   });
 
   it('at most 10 provider calls per run: an 11-llm-node workflow is refused', async () => {

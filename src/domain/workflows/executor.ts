@@ -19,7 +19,7 @@ import { compressText } from '../compression/text.js';
 import { asDomainError, invalid } from '../errors.js';
 import { parseJsonb } from '../knowledge/items.js';
 import { queryKnowledge } from '../knowledge/query.js';
-import { fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams } from './graph.js';
+import { fillDeep, fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams, type NodeTools } from './graph.js';
 import { resolveProvider } from './providers.js';
 import { runNodes, type RunNodeRow, type RunRow } from './runs.js';
 
@@ -52,6 +52,8 @@ export function nodeErrorText(err: unknown): string {
 export class RunExecutor {
   readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private services: Services | null = null;
+  /** The MCP tools `tool` nodes may call (given by the app at start); null: tool nodes are refused. */
+  tools: NodeTools | null = null;
   private timer: NodeJS.Timeout | null = null;
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private filling: Promise<void> | null = null;
@@ -64,8 +66,9 @@ export class RunExecutor {
   ) {}
 
   /** Starts polling for queued and abandoned runs (call once the app's services exist). */
-  start(services: Services): void {
+  start(services: Services, tools: NodeTools | null = this.tools): void {
     this.services = services;
+    this.tools = tools;
     this.closed = false;
     this.timer = setInterval(() => this.kick(), this.settings.pollMs);
     this.timer.unref();
@@ -285,6 +288,8 @@ export class RunExecutor {
         return this.compress(node.params as NodeParams<'compress'>, ctx);
       case 'llm':
         return this.llm(node.params as NodeParams<'llm'>, ctx);
+      case 'tool':
+        return this.tool(node.params as NodeParams<'tool'>, ctx);
     }
   }
 
@@ -325,6 +330,16 @@ export class RunExecutor {
     } finally {
       await call.finishWith(failure).catch(() => undefined);
     }
+  }
+
+  /** An MCP tool through the one tools/call pipeline (plan gate, validation, quota, its own usage event), as the run's key. */
+  private async tool(p: NodeParams<'tool'>, ctx: RunContext): Promise<NodeResult> {
+    if (!this.tools) throw invalid('tool nodes are not available on this server');
+    const args = fillDeep(p.arguments, ctx.inputs, ctx.outputs) as Record<string, unknown>;
+    const r = await this.tools.call(p.tool, args, ctx.principal, ctx.signal);
+    if (r.isError) throw invalid(`tool ${p.tool} answered ${String(r.data.error ?? 'an error')}: ${String(r.data.detail ?? '')}`.trim());
+    const text = ['compressed_text', 'output', 'text', 'content', 'skeleton', 'summary'].map((f) => r.data[f]).find((v): v is string => typeof v === 'string') ?? JSON.stringify(r.data);
+    return { output: { text, tool: p.tool, result: r.data }, inputTokens: 0, outputTokens: 0, costMicros: null };
   }
 
   private async llm(p: NodeParams<'llm'>, ctx: RunContext): Promise<NodeResult> {

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
+import type { Principal } from '../../auth/principal.js';
 import { invalidInput, type ValidationIssue } from '../errors.js';
 
 export const MAX_NODES = 100;
@@ -61,7 +62,26 @@ export const NODE_PARAMS = {
       retry_on_interrupt: z.boolean().default(false),
     })
     .strict(),
+  tool: z
+    .object({
+      /** An MCP tool of the registry, called through the one tools/call pipeline as the run's key. */
+      tool: z.string().min(1).max(100),
+      /** Its arguments; string values may use templates (checked against the tool's schema when saved). */
+      arguments: z.record(z.unknown()).default({}),
+    })
+    .strict(),
 } as const;
+
+/**
+ * The MCP tools a `tool` node may call, given to the domain by the app (the domain does not import
+ * the MCP layer): checks a node's tool and arguments, and calls it for a run.
+ */
+export interface NodeTools {
+  /** Problems with a tool node's tool name and arguments (locations relative to params); [] when it may run. */
+  check(name: string, args: Record<string, unknown>): ValidationIssue[];
+  /** Calls the tool as the run's caller; its structured result (with `error` when isError). */
+  call(name: string, args: Record<string, unknown>, principal: Principal, signal: AbortSignal): Promise<{ isError: boolean; data: Record<string, unknown> }>;
+}
 
 export type NodeType = keyof typeof NODE_PARAMS;
 export const NODE_TYPES = Object.keys(NODE_PARAMS) as NodeType[];
@@ -88,11 +108,13 @@ function issueType(issue: z.ZodIssue): string {
   return `value_error.${issue.code}`;
 }
 
-function templateRefs(params: Record<string, unknown>): string[] {
-  const refs: string[] = [];
-  for (const v of Object.values(params)) {
-    if (typeof v !== 'string') continue;
-    for (const m of v.matchAll(TEMPLATE)) if (m[1] === 'nodes') refs.push(m[2]!);
+function templateRefs(value: unknown, refs: string[] = []): string[] {
+  if (typeof value === 'string') {
+    for (const m of value.matchAll(TEMPLATE)) if (m[1] === 'nodes') refs.push(m[2]!);
+  } else if (Array.isArray(value)) {
+    for (const v of value) templateRefs(v, refs);
+  } else if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) templateRefs(v, refs);
   }
   return refs;
 }
@@ -101,7 +123,7 @@ function templateRefs(params: Record<string, unknown>): string[] {
  * Validates a graph and returns it with defaults applied, plus its nodes in execution order (a
  * topological order, ties broken by the order given). Throws a validation error listing every issue.
  */
-export function validateGraph(raw: unknown): { graph: Graph; order: string[] } {
+export function validateGraph(raw: unknown, tools?: NodeTools | null): { graph: Graph; order: string[] } {
   const issues: ValidationIssue[] = [];
   const shape = graphShape.safeParse(raw);
   if (!shape.success) {
@@ -121,6 +143,11 @@ export function validateGraph(raw: unknown): { graph: Graph; order: string[] } {
     if (!params.success) {
       for (const p of params.error.issues) issues.push({ loc: ['graph', 'nodes', i, 'params', ...p.path], msg: p.message, type: issueType(p) });
       return;
+    }
+    if (n.type === 'tool' && tools !== undefined) {
+      const p = params.data as NodeParams<'tool'>;
+      const problems = tools ? tools.check(p.tool, p.arguments) : [{ loc: ['tool'], msg: 'tool nodes are not available on this server', type: 'value_error.tool' }];
+      for (const q of problems) issues.push({ ...q, loc: ['graph', 'nodes', i, 'params', ...q.loc] });
     }
     nodes.push({ id: n.id, type: n.type as NodeType, ...(n.name !== undefined ? { name: n.name } : {}), params: params.data as Record<string, unknown> });
   });
@@ -210,6 +237,14 @@ export function fillTemplate(text: string, inputs: Record<string, unknown>, outp
     const t = outputs.get(name)?.text;
     return typeof t === 'string' ? t : '';
   });
+}
+
+/** fillTemplate over every string of a JSON value (tool arguments). */
+export function fillDeep(value: unknown, inputs: Record<string, unknown>, outputs: Map<string, { text?: unknown }>): unknown {
+  if (typeof value === 'string') return fillTemplate(value, inputs, outputs);
+  if (Array.isArray(value)) return value.map((v) => fillDeep(v, inputs, outputs));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fillDeep(v, inputs, outputs)]));
+  return value;
 }
 
 export function usesNodeTemplates(text: string): boolean {

@@ -4,7 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
 import { notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, staleBase, UUID } from '../knowledge/items.js';
-import { canonicalJson, graphHash, validateGraph, type Graph } from './graph.js';
+import { canonicalJson, graphHash, validateGraph, type Graph, type NodeTools } from './graph.js';
 
 export interface WorkflowRow {
   id: string;
@@ -77,8 +77,9 @@ export async function createWorkflow(
   principal: Principal,
   projectId: string,
   input: { name: string; description?: string | null; graph: unknown },
+  tools: NodeTools | null,
 ): Promise<{ workflow: WorkflowRow; version: WorkflowVersionRow }> {
-  const { graph } = validateGraph(input.graph);
+  const { graph } = validateGraph(input.graph, tools);
   const [w] = await tx.query<{ id: string }>(
     'insert into workflows (project_id, owner_id, created_by_key_id, name, description) values ($1, $2, $3, $4, $5) returning id',
     [projectId, principal.userId, principal.keyId, input.name, input.description ?? null],
@@ -97,8 +98,9 @@ export async function saveWorkflow(
   projectId: string,
   id: string,
   input: { graph: unknown; baseVersionId?: string; name?: string; description?: string | null },
+  tools: NodeTools | null,
 ): Promise<{ workflow: WorkflowRow; version: WorkflowVersionRow; created: boolean }> {
-  const { graph } = validateGraph(input.graph);
+  const { graph } = validateGraph(input.graph, tools);
   const w = await getWorkflow(tx, projectId, id, true);
   if (input.baseVersionId !== undefined && input.baseVersionId !== w.current_version_id) throw staleBase(w.current_version_id);
   if (input.name !== undefined || input.description !== undefined) {

@@ -18,7 +18,7 @@ const workflowId = z.string().max(100).describe('workflow_id returned by gc_work
 const runId = z.string().max(100).describe('run_id returned by gc_run_from_workflow');
 const providerName = z.string().trim().min(1).max(64).regex(/^[A-Za-z0-9_.-]+$/);
 const graph = graphShape.describe(
-  `The graph: {nodes: [{id, type, params}], edges: [{from, to}]}, a DAG of up to ${MAX_NODES} nodes. Types: kb_query {query, limit}, compress {fidelity, query?, text?}, llm {prompt, system?, provider, model?, max_tokens, temperature?, stream}. Text params may use {{input.NAME}} and {{nodes.ID.text}}.`,
+  `The graph: {nodes: [{id, type, params}], edges: [{from, to}]}, a DAG of up to ${MAX_NODES} nodes. Types: kb_query {query, limit}, compress {fidelity, query?, text?}, llm {prompt, system?, provider, model?, max_tokens, temperature?, stream}, tool {tool, arguments} (an MCP tool called as your key). Text params may use {{input.NAME}} and {{nodes.ID.text}}.`,
 );
 
 export const workflowTools = [
@@ -84,7 +84,7 @@ export const workflowTools = [
     input: z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional(), graph }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
-      const { workflow, version } = await ctx.services.db.transaction((tx) => createWorkflow(tx, ctx.principal, project, args));
+      const { workflow, version } = await ctx.services.db.transaction((tx) => createWorkflow(tx, ctx.principal, project, args, ctx.services.runs.tools));
       return { result: workflowResponse(workflow, version) };
     },
   }),
@@ -140,7 +140,7 @@ export const workflowTools = [
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const out = await ctx.services.db.transaction((tx) =>
-        saveWorkflow(tx, ctx.principal, project, args.workflow_id, { graph: args.graph, baseVersionId: args.base_version_id, name: args.name, description: args.description }),
+        saveWorkflow(tx, ctx.principal, project, args.workflow_id, { graph: args.graph, baseVersionId: args.base_version_id, name: args.name, description: args.description }, ctx.services.runs.tools),
       );
       return { result: { ...workflowResponse(out.workflow, out.version), created: out.created } };
     },
