@@ -342,6 +342,49 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
     expect(failed.error).toMatch(/^node get \(tool\) failed: invalid_request: tool gc_kb_get answered not_found/);
   });
 
+  it('fenced by the lease: an executor that lost its run lets go without writing; the run is claimed again when the lease lapses', async () => {
+    const db = server.app.services.db;
+    const wf = await call(a, 'gc_workflow_create', { name: 'fenced', graph: { nodes: [{ id: 'slow', type: 'llm', params: { prompt: 'slow', model: 'gc-local:delay=4000' } }] } });
+    const run = await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id });
+    await waitForRun(a, run.data.run_id, 10_000, (s) => s.nodes[0].status === 'running');
+    // Another instance takes the run over (as if this one had stalled past its lease).
+    await db.query(`update workflow_runs set lease_owner = 'another-instance', lease_expires_at = now() + interval '1 hour' where id = $1`, [run.data.run_id]);
+    const deadline = Date.now() + 5000;
+    while (server.app.services.runs.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(server.app.services.runs.running).toBe(0);
+    const held = await waitForRun(a, run.data.run_id, 1000, () => true);
+    expect(held).toMatchObject({ status: 'running', attempts: 1 });
+    expect(held.nodes[0].status).toBe('running');
+    // That instance dies: its lease lapses, this one claims the run and resolves it (the llm call is not repeated).
+    await db.query(`update workflow_runs set lease_expires_at = now() - interval '1 second' where id = $1`, [run.data.run_id]);
+    const done = await waitForRun(a, run.data.run_id, 10_000);
+    expect(done).toMatchObject({ status: 'failed', attempts: 2 });
+    expect(done.error).toMatch(/interrupted during its provider call/);
+  });
+
+  it('never running forever: a run claimed more than RUN_MAX_ATTEMPTS times fails as interrupted', async () => {
+    const db = server.app.services.db;
+    const wf = await call(a, 'gc_workflow_create', { name: 'crashy', graph: { nodes: [{ id: 'c', type: 'compress', params: { text: DOCS.rockets } }] } });
+    const exec = server.app.services.runs;
+    await exec.close();
+    let runId: string;
+    try {
+      runId = (await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id })).data.run_id;
+      // As if three processes in a row had died holding it.
+      await db.query(
+        `update workflow_runs set status = 'running', attempts = 3, lease_owner = 'dead', lease_expires_at = now() - interval '1 second' where id = $1`,
+        [runId],
+      );
+      await db.query(`update workflow_run_nodes set status = 'running', attempts = 3 where run_id = $1`, [runId]);
+    } finally {
+      exec.start(server.app.services);
+    }
+    const done = await waitForRun(a, runId!, 10_000);
+    expect(done).toMatchObject({ status: 'failed', attempts: 4 });
+    expect(done.error).toMatch(/^interrupted: the run was claimed 4 times \(RUN_MAX_ATTEMPTS 3\)/);
+    expect(done.nodes[0]).toMatchObject({ status: 'failed', error: done.error });
+  });
+
   it('at most 10 provider calls per run: an 11-llm-node workflow is refused', async () => {
     const nodes = Array.from({ length: 11 }, (_, i) => ({ id: `l${i}`, type: 'llm', params: { prompt: 'hi' } }));
     const wf = await call(a, 'gc_workflow_create', { name: 'chatty', graph: { nodes } });

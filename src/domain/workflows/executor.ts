@@ -11,6 +11,7 @@ import type { Principal } from '../../auth/principal.js';
 import { isPlan } from '../../auth/plans.js';
 import type { RunSettings } from '../../config.js';
 import type { Logger } from '../../lib/log.js';
+import { needsStoring, storableText } from '../../lib/text.js';
 import { LlmProviderError } from '../../providers/llm/types.js';
 import { costMicros, priceFor } from '../../providers/llm/prices.js';
 import type { Services } from '../../services.js';
@@ -47,6 +48,14 @@ export function nodeErrorText(err: unknown): string {
   const known = asDomainError(err);
   if (known) return `${known.code}: ${known.detail}`;
   return `internal error: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+/** Provider and tool output is outside text: made storable (no U+0000, no unpaired surrogates) before it is written. */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return needsStoring(value) ? storableText(value) : value;
+  if (Array.isArray(value)) return value.map(storable);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storable(v)]));
+  return value;
 }
 
 export class RunExecutor {
@@ -176,7 +185,7 @@ export class RunExecutor {
       await tx.query(
         `update workflow_runs set status = $3, error = $4, finished_at = now(), lease_owner = null, lease_expires_at = null, updated_at = now()
           where id = $1 and lease_owner = $2`,
-        [run.id, this.instanceId, status, error],
+        [run.id, this.instanceId, status, error === null ? null : storableText(error.slice(0, 4000))],
       );
     });
     this.log.info('run finished', { run_id: run.id, status });
@@ -187,7 +196,13 @@ export class RunExecutor {
     const db = s.db;
     if (run.cancel_requested) return this.finish(run, 'cancelled', 'cancelled');
     if (run.attempts > this.settings.maxAttempts) {
-      return this.finish(run, 'failed', `interrupted: the run was claimed ${run.attempts} times (RUN_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`);
+      const reason = `interrupted: the run was claimed ${run.attempts} times (RUN_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`;
+      await db.query(
+        `update workflow_run_nodes set status = 'failed', error = $3, finished_at = now()
+          where run_id = $1 and status = 'running' and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $2)`,
+        [run.id, this.instanceId, reason],
+      );
+      return this.finish(run, 'failed', reason);
     }
     const principal = await this.principalOf(run);
     if (!principal) return this.finish(run, 'failed', 'the API key that started the run is no longer active');
@@ -231,7 +246,7 @@ export class RunExecutor {
         const rows = await tx.query(
           `update workflow_run_nodes set status = 'succeeded', output = $3::text::jsonb, input_tokens = $4, output_tokens = $5, cost_micros = $6, finished_at = now()
             where run_id = $1 and node_id = $2 and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $7) returning node_id`,
-          [run.id, node.id, JSON.stringify(result.output), result.inputTokens, result.outputTokens, result.costMicros, this.instanceId],
+          [run.id, node.id, JSON.stringify(storable(result.output)), result.inputTokens, result.outputTokens, result.costMicros, this.instanceId],
         );
         if (rows.length) {
           await tx.query(
@@ -264,7 +279,7 @@ export class RunExecutor {
     await this.services!.db.query(
       `update workflow_run_nodes set status = 'failed', error = $3, finished_at = now()
         where run_id = $1 and node_id = $2 and exists (select 1 from workflow_runs r where r.id = $1 and r.lease_owner = $4)`,
-      [run.id, row.node_id, error.slice(0, 2000), this.instanceId],
+      [run.id, row.node_id, storableText(error.slice(0, 2000)), this.instanceId],
     );
   }
 
