@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { packageRoot } from '../../src/lib/root.js';
-import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
+import { EXTENSION_TOOLS, SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
 import { toolScope } from '../../src/mcp/tool.js';
 import { allTools } from '../../src/mcp/registry.js';
 
@@ -19,7 +19,7 @@ export function renderToolsDoc(): string {
     'Scope: the OAuth scope an access token needs to call the tool (API keys are not scope-limited;',
     'see docs/mcp-tools.md, "OAuth").',
     '',
-    `Available: ${registered.size} of ${SPEC_CATALOGUE.length}.`,
+    `Available: ${SPEC_CATALOGUE.filter((c) => registered.has(c.name)).length} of ${SPEC_CATALOGUE.length}${EXTENSION_TOOLS.some((e) => registered.has(e.name)) ? `, and ${EXTENSION_TOOLS.filter((e) => registered.has(e.name)).length} outside the spec (last section)` : ''}.`,
     '',
   ];
   const categories = [...new Set(SPEC_CATALOGUE.map((c) => c.category))];
@@ -29,6 +29,15 @@ export function renderToolsDoc(): string {
       const tool = registered.get(entry.name);
       const plan = tool?.plan ?? entry.plan;
       lines.push(`| \`${entry.name}\` | ${plan} | ${tool ? toolScope(tool) : ''} | ${tool ? 'available' : 'planned'} | ${tool ? tool.description.replace(/\|/g, '\\|') : ''} |`);
+    }
+    lines.push('');
+  }
+  const extensions = EXTENSION_TOOLS.filter((e) => registered.has(e.name));
+  if (extensions.length) {
+    lines.push('## Outside the spec', '', 'Registered because an issue needs them; the spec does not list them.', '', '| Tool | Plan | Scope | Why | Description |', '|---|---|---|---|---|');
+    for (const entry of extensions) {
+      const tool = registered.get(entry.name)!;
+      lines.push(`| \`${entry.name}\` | ${tool.plan} | ${toolScope(tool)} | ${entry.reason.replace(/\|/g, '\\|')} | ${tool.description.replace(/\|/g, '\\|')} |`);
     }
     lines.push('');
   }

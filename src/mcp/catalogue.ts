@@ -190,3 +190,14 @@ export const SPEC_CATALOGUE: readonly { name: string; category: string; plan: 'f
   { name: 'verify_compression', category: 'general', plan: 'pro' },
   { name: 'visualize_graph_html', category: 'general', plan: 'pro' },
 ];
+
+/**
+ * Tools the spec's catalogue does not list, registered because an issue needs them; each says why.
+ * docs/tools.md lists them in a section of their own, and the discovery test accepts exactly these.
+ */
+export const EXTENSION_TOOLS: readonly { name: string; category: string; plan: 'free' | 'pro'; reason: string }[] = [
+  { name: 'gc_provider_set', category: 'platform', plan: 'pro', reason: "registers the project's LLM provider and key that workflow runs spend the balance of (issue 18, docs/providers.md)" },
+  { name: 'gc_provider_list', category: 'platform', plan: 'pro', reason: "lists the project's LLM providers, never their keys (issue 18)" },
+  { name: 'gc_provider_delete', category: 'platform', plan: 'pro', reason: 'removes a provider and its stored key (issue 18)' },
+  { name: 'gc_run_cancel', category: 'platform', plan: 'pro', reason: 'cancels a workflow run: the issue asks for cancellation and the spec names no tool for it (issue 18, docs/workflows.md)' },
+];

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signingKeys } from '../../src/domain/accounts/signingKeys.js';
 import { packageRoot } from '../../src/lib/root.js';
-import { SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
+import { EXTENSION_TOOLS, SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
 import { allTools } from '../../src/mcp/registry.js';
 import { renderToolsDoc } from '../../scripts/docs/tools.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
@@ -79,7 +79,7 @@ describe(`discovery documents (${DB_KIND})`, () => {
 
   it('registers only catalogue tools, with the catalogue category and plan tag', () => {
     for (const tool of allTools()) {
-      const entry = SPEC_CATALOGUE.find((c) => c.name === tool.name);
+      const entry = [...SPEC_CATALOGUE, ...EXTENSION_TOOLS].find((c) => c.name === tool.name);
       expect(entry, tool.name).toBeDefined();
       expect(tool.category, tool.name).toBe(entry!.category);
       expect(tool.plan === 'free' ? 'free' : 'pro', tool.name).toBe(entry!.plan);
