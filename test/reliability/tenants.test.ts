@@ -49,10 +49,22 @@ const TOOL_CALLS: { tool: string; args: () => Record<string, unknown>; error: st
   { tool: 'gc_kb_diff', args: () => ({ item_id: ids.item_id, from_version_id: ids.version_id, to_version_id: ids.version_id }), error: ['not_found'], projectKey: true },
   { tool: 'gc_kb_set_visibility', args: () => ({ item_id: ids.item_id, visibility: 'private' }), error: ['not_found'], projectKey: true },
   { tool: 'gc_kb_share', args: () => ({ item_id: ids.item_id, peer_id: '00000000-0000-4000-8000-000000000001' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_propose', args: () => ({ item_id: ids.item_id, base_version_id: ids.version_id, title: 'stolen', content: 'x' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_propose_distilled', args: () => ({ item_id: ids.item_id, base_version_id: ids.version_id, discussion: 'stolen' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_list_proposals', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_blame', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_get_proposal', args: () => ({ proposal_id: ids.proposal_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_plan_decide', args: () => ({ proposal_id: ids.proposal_id, decision: 'reject' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_workflow_get', args: () => ({ workflow_id: ids.workflow_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_workflow_save', args: () => ({ workflow_id: ids.workflow_id, graph: { nodes: [{ id: 'x', type: 'compress' }] } }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_run_from_workflow', args: () => ({ workflow_id: ids.workflow_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_run_list', args: () => ({ workflow_id: ids.workflow_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_run_status', args: () => ({ run_id: ids.run_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_run_cancel', args: () => ({ run_id: ids.run_id }), error: ['not_found'], projectKey: true },
 ];
 
 /** Tool arguments that name a resource: a tool taking one of these must appear in TOOL_CALLS. */
-const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id'];
+const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id', 'workflow_id', 'run_id', 'proposal_id'];
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -81,6 +93,16 @@ beforeAll(async () => {
     ids.file_id = (await call(aMcp, 'ingest_context', { text: sampleDocument(), name: 'a-doc' })).data.file_id;
   } finally {
     await aMcp.close();
+  }
+  // Workflows, runs and plan proposals live in a project: made with a key bound to the first user's project.
+  const aProjectMcp = await connectMcp(server.url, (await createApiKey(db, { userId: a.id, plan: 'team', name: 'a-bound', projectId: ids.project_id })).key);
+  try {
+    ids.workflow_id = (await call(aProjectMcp, 'gc_workflow_create', { name: 'a-workflow', graph: { nodes: [{ id: 'c', type: 'compress', params: { text: 'The first user’s text.' } }] } })).data.workflow_id;
+    ids.run_id = (await call(aProjectMcp, 'gc_run_from_workflow', { workflow_id: ids.workflow_id })).data.run_id;
+    const plan = (await call(aProjectMcp, 'gc_kb_ingest', { name: 'a-plan', type: 'plan', content: '# Plan\n\n1. One.\n' })).data;
+    ids.proposal_id = (await call(aProjectMcp, 'gc_plan_propose', { item_id: plan.item_id, base_version_id: plan.version_id, title: 'a-proposal', content: '# Plan\n\n1. One.\n2. Two.\n' })).data.proposal_id;
+  } finally {
+    await aProjectMcp.close();
   }
   for (const [k, v] of Object.entries(ids)) if (!v) throw new Error(`fixture ${k} was not created`);
 

@@ -409,7 +409,7 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
     }
     expect((await call(intruder, 'gc_workflow_list', {})).data.workflows).toEqual([]);
     expect((await call(intruder, 'gc_run_list', {})).data.runs).toEqual([]);
-    expect((await call(intruder, 'gc_run_list', { workflow_id: id })).data.runs).toEqual([]);
+    expect((await call(intruder, 'gc_run_list', { workflow_id: id })).data.error).toBe('not_found');
     expect((await call(intruder, 'gc_provider_list', {})).data.providers).toEqual([]);
     await waitForRun(a, run.data.run_id);
   });

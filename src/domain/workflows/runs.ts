@@ -135,7 +135,7 @@ export async function listRuns(db: Queryable, projectId: string, options: { work
   const params: unknown[] = [projectId];
   let where = 'project_id = $1';
   if (options.workflowId) {
-    if (!UUID.test(options.workflowId)) return [];
+    await getWorkflow(db, projectId, options.workflowId); // not_found unless it is this project's
     params.push(options.workflowId);
     where += ` and workflow_id = $${params.length}`;
   }
