@@ -10,8 +10,12 @@ import { BlastRadiusInputError } from '../code/errors.js';
 import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
 import { resolveImports } from '../code/resolve.js';
 import { structuralFromIndex } from '../code/structural.js';
-import { computeLineStarts } from '../code/text.js';
+import { renderBudget, signatureText } from '../code/render.js';
+import { computeLineStarts, indentAt } from '../code/text.js';
+import { countTokens } from '../shared/tokens.js';
+import { toGraphml } from './exports.js';
 import { pagerank } from '../shared/pagerank.js';
+import { PACKS, rulesOf, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
 import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
@@ -583,7 +587,7 @@ export class RepoIndex {
     };
   }
 
-  search(query: string, limit: number) {
+  private bm25(): string[][] {
     if (!this.bm25Docs) {
       const pathWords = new Map<number, string[]>();
       this.bm25Docs = this.index.units.map((u, i) => {
@@ -597,7 +601,11 @@ export class RepoIndex {
         return docs;
       });
     }
-    const hits = bm25Search(this.bm25Docs, query);
+    return this.bm25Docs;
+  }
+
+  search(query: string, limit: number) {
+    const hits = bm25Search(this.bm25(), query);
     return {
       query,
       results: hits.slice(0, limit).map(([i, score]) => ({ ...this.info(i), score: Number(score.toFixed(4)) })),
@@ -675,6 +683,297 @@ export class RepoIndex {
       top_files: [...fileRank].sort((a, b) => b[1] - a[1]).slice(0, top).map(([path, score]) => ({ path, pagerank: Number(score.toExponential(4)), imported_by: importedBy.get(path) ?? 0 })),
       most_imported_files: [...importedBy].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, top).map(([path, count]) => ({ path, imported_by: count })),
       external_modules: [...unresolvedModules].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, top).map(([module, count]) => ({ module, files: count })),
+    };
+  }
+
+  /** export_graph_graphml: the graph of export_graph_json as GraphML (files and imports too with include_files). */
+  graphml(opts: { path_prefix: string | null; max_nodes: number; include_files: boolean }) {
+    const g = this.graph({ path_prefix: opts.path_prefix, max_nodes: opts.max_nodes });
+    const graphml = toGraphml(g, { include_files: opts.include_files });
+    return {
+      graphml,
+      nodes: g.nodes.length + (opts.include_files ? g.files.length : 0),
+      edges: g.edges.length + (opts.include_files ? g.file_edges.length + g.nodes.length : 0),
+      truncated: g.truncated,
+      total_nodes: g.total_nodes,
+      total_edges: g.total_edges,
+      bytes: Buffer.byteLength(graphml),
+    };
+  }
+
+  /** A unit's source as a reader sees it: its indentation restored, its doc comment above (non-Python). */
+  private unitText(i: number): string {
+    const u = this.index.units[i]!;
+    const a = this.index.analyses[this.index.table.fileOf[i]!]!;
+    const doc = a.language !== 'python' && u.doc ? `${indentAt(a.content, u.start)}${u.doc.trim()}\n` : '';
+    return `${doc}${indentAt(a.content, u.start)}${a.content.slice(u.start, u.end)}`;
+  }
+
+  /**
+   * gc_context_render: the chosen symbols and files rendered into token_budget, in the order given.
+   * Each symbol in full when it fits, else its signature; each file whole when it fits, else its
+   * imports and definitions by PageRank (full, signatures, names: the repo map's renderer over that
+   * file alone); with include_dependencies, signatures of what the chosen symbols call, while room remains.
+   */
+  contextRender(opts: { symbols: string[]; files: string[]; token_budget: number; include_dependencies: boolean }) {
+    const budget = opts.token_budget;
+    const parts: string[] = [];
+    const items: Array<{ kind: 'symbol' | 'file' | 'dependency'; ref: string; id: string | null; path: string; start_line: number; end_line: number; tier: 'full' | 'signature' | 'skeleton' | 'omitted'; tokens: number }> = [];
+    const notFound: string[] = [];
+    let used = 0;
+    const taken = new Set<number>();
+    const fits = (t: number) => used + t <= budget;
+    // A unit is covered when it or an enclosing unit was rendered in full (a class's signature does not show its methods).
+    const covered = (i: number) => {
+      for (let p = i; p >= 0; p = this.index.units[p]!.parent) if (taken.has(p)) return true;
+      return false;
+    };
+    const shown = new Set<number>();
+    const place = (kind: 'symbol' | 'dependency', ref: string, i: number, allowFull: boolean) => {
+      const u = this.index.units[i]!;
+      const path = this.index.paths[this.index.table.fileOf[i]!]!;
+      const base = { kind, ref, id: u.id, path, start_line: u.startLine, end_line: u.endLine };
+      if (covered(i) || shown.has(i)) return;
+      const header = `--- ${path}:${u.startLine}-${u.endLine} ${u.qualified} ---\n`;
+      if (allowFull) {
+        const full = header + this.unitText(i) + '\n';
+        const t = countTokens(full);
+        if (fits(t)) {
+          parts.push(full);
+          used += t;
+          taken.add(i);
+          items.push({ ...base, tier: 'full', tokens: t });
+          return;
+        }
+      }
+      const sig = header + signatureText(this.index, i) + '\n';
+      const t = countTokens(sig);
+      if (fits(t)) {
+        parts.push(sig);
+        used += t;
+        shown.add(i);
+        items.push({ ...base, tier: 'signature', tokens: t });
+      } else items.push({ ...base, tier: 'omitted', tokens: 0 });
+    };
+    const chosen: number[] = [];
+    for (const s of opts.symbols) {
+      const hits = this.resolve(s);
+      if (hits.length === 0) notFound.push(s);
+      for (const i of hits) {
+        chosen.push(i);
+        place('symbol', s, i, true);
+      }
+    }
+    for (const path of opts.files) {
+      const f = this.fileIndex(path);
+      if (f < 0) {
+        notFound.push(path);
+        continue;
+      }
+      const a = this.index.analyses[f]!;
+      const whole = `--- ${a.path} ---\n${a.content.replace(/\s+$/, '')}\n`;
+      const t = countTokens(whole);
+      if (fits(t)) {
+        parts.push(whole);
+        used += t;
+        items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'full', tokens: t });
+        const base = this.unitIndex(f, 0);
+        for (let j = 0; j < a.units.length; j++) taken.add(base + j);
+        continue;
+      }
+      const remaining = budget - used;
+      const base = this.unitIndex(f, 0);
+      const order = Array.from({ length: a.units.length }, (_, j) => base + j).filter((i) => !covered(i));
+      const rank = this.index.rank;
+      order.sort((x, y) => rank[y]! - rank[x]!);
+      const { output } = remaining > 16 && order.length ? renderBudget(this.index, order, remaining, 'o200k_base') : { output: '' };
+      const ot = output ? countTokens(output) : 0;
+      if (output && fits(ot)) {
+        parts.push(output);
+        used += ot;
+        items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'skeleton', tokens: ot });
+      } else items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'omitted', tokens: 0 });
+    }
+    if (opts.include_dependencies && chosen.length) {
+      const set = new Set(chosen);
+      const deps: number[] = [];
+      for (const e of this.index.edges) if (set.has(e.from) && !set.has(e.to) && !deps.includes(e.to)) deps.push(e.to);
+      const rank = this.index.rank;
+      deps.sort((x, y) => rank[y]! - rank[x]!);
+      for (const d of deps) place('dependency', this.index.units[d]!.id, d, false);
+    }
+    const rendered = parts.join('\n');
+    return {
+      rendered,
+      tokens: rendered ? countTokens(rendered) : 0,
+      token_budget: budget,
+      items,
+      omitted: items.filter((x) => x.tier === 'omitted').map((x) => x.ref),
+      not_found: notFound,
+      result_incomplete: notFound.length > 0 || items.some((x) => x.tier === 'omitted' && x.kind !== 'dependency'),
+    };
+  }
+
+  /**
+   * gc_agent_capsule: a compact brief of the repository for an agent, within token_budget:
+   * shape (files, languages, definitions), the central files, the key symbols with their
+   * signatures and first doc line, entry points, external modules, and with a query the matching
+   * definitions. Sections are added in that order while they fit; what did not fit is named.
+   */
+  capsule(opts: { token_budget: number; query: string | null; top: number }) {
+    const s = this.summary(opts.top);
+    const { units, table } = this.index;
+    const budget = opts.token_budget;
+    const out: string[] = [];
+    const included: string[] = [];
+    const dropped: string[] = [];
+    let used = 0;
+    const add = (name: string, lines: string[]) => {
+      if (lines.length <= 1) return;
+      // A section shrinks line by line until it fits; its heading alone is not worth adding.
+      let take = lines.length;
+      let text = `${lines.join('\n')}\n`;
+      let t = countTokens(text);
+      while (used + t > budget && take > 2) {
+        take--;
+        text = `${lines.slice(0, take).join('\n')}\n`;
+        t = countTokens(text);
+      }
+      if (used + t > budget) {
+        dropped.push(name);
+        return;
+      }
+      out.push(text);
+      used += t;
+      included.push(take < lines.length ? `${name} (${take - 1} of ${lines.length - 1})` : name);
+    };
+    const langs = Object.entries(s.languages).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
+    add('shape', [
+      '# Repository capsule',
+      `${s.files} files (${langs}), ${s.lines} lines; ${s.units} definitions (${Object.entries(s.units_by_kind).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(', ')}); ${s.edges} call/reference edges, ${s.import_edges} resolved imports.`,
+    ]);
+    if (opts.query) {
+      const hits = this.search(opts.query, Math.min(opts.top, 10)).results;
+      add(`query`, [`## Matching "${opts.query.slice(0, 80)}"`, ...hits.map((h) => `- ${h.path}:${h.start_line} ${h.kind} ${h.qualified}`)]);
+    }
+    const unitsPerFile = new Map<string, number>();
+    for (const a of this.index.analyses) unitsPerFile.set(a.path, a.units.length);
+    add('central files', ['## Central files (PageRank)', ...s.top_files.map((f) => `- ${f.path} (${unitsPerFile.get(f.path) ?? 0} definitions, imported by ${f.imported_by})`)]);
+    const firstDoc = (d: string | null) => {
+      if (!d) return '';
+      const line = d.replace(/^[\s/*#"'`]+/, '').split('\n')[0]!.replace(/["'`*/\s]+$/, '').trim();
+      return line ? ` — ${line.slice(0, 100)}` : '';
+    };
+    const oneLine = (sig: string) => sig.replace(/\s+/g, ' ').trim().slice(0, 160);
+    add('key symbols', ['## Key symbols', ...s.top_symbols.map((t) => {
+      const i = this.unitById(t.id);
+      return `- ${t.path}:${t.start_line} \`${oneLine(units[i]!.signature || t.name)}\`${firstDoc(units[i]!.doc)}`;
+    })]);
+    // Entry points: module-level code that calls the repository's own definitions (main blocks, route tables, CLIs).
+    const entries: string[] = [];
+    for (const a of this.index.analyses as RepoFileAnalysis[]) {
+      const calls = (a.module?.calls ?? []).filter((c) => table.byName.has(c));
+      if (calls.length && /(^|\/)(main|cli|app|server|index|__main__|manage)\.[a-z]+$/.test(a.path)) entries.push(`- ${a.path}: calls ${calls.slice(0, 5).join(', ')}`);
+    }
+    add('entry points', ['## Entry points', ...entries.slice(0, opts.top)]);
+    add('external modules', ['## External modules', ...s.external_modules.map((m) => `- ${m.module} (${m.files} files)`)]);
+    add('next', ['## Next', '- gc_repo_map {query, focus_files} for a ranked map; gc_defs / gc_refs / gc_callers for one symbol; gc_edit_plan {request} before a change.']);
+    const capsule = out.join('\n');
+    return { capsule, tokens: countTokens(capsule), token_budget: budget, sections: included, dropped_sections: dropped, files: s.files, units: s.units };
+  }
+
+  /**
+   * gc_edit_plan: for a change request, BM25 over the index picks the definitions the text is
+   * about (seeds); the blast radius of the seeds adds what would have to be checked (dependents,
+   * scored seed score × 0.5^distance). Files are ranked by their best unit, ties by PageRank.
+   */
+  editPlan(opts: { request: string; max_files: number; max_symbols: number; depth: number }) {
+    const hits = bm25Search(this.bm25(), opts.request);
+    if (hits.length === 0) return { request: opts.request, not_found: true, files: [], symbols: [], seeds: 0 };
+    const top = hits[0]![1];
+    // Seeds: the strongest matches (at least a third of the best score), at most 12.
+    const seeds = hits.filter(([, sc]) => sc >= top / 3).slice(0, 12);
+    const score = new Map<number, { score: number; role: 'edit' | 'check'; why: string }>();
+    for (const [i, sc] of seeds) score.set(i, { score: sc / top, role: 'edit', why: 'matches the request' });
+    const rank = this.index.rank;
+    // Per seed, so each dependent names the seed it is reached from (the strongest one wins).
+    for (const [seed, sc] of seeds) {
+      for (const r of reach(this.index.table, this.index.edges, [seed], true, opts.depth)) {
+        const v = (sc / top) * r.score;
+        const cur = score.get(r.unit);
+        if (cur && cur.role === 'edit' && r.distance === 1 && !cur.why.includes('; uses')) cur.why += `; uses ${this.index.units[seed]!.qualified}`;
+        if (!cur || (cur.role === 'check' && v > cur.score)) score.set(r.unit, { score: v, role: 'check', why: `${r.distance === 1 ? 'uses' : `reaches (${r.distance} hops)`} ${this.index.units[seed]!.qualified}` });
+      }
+    }
+    const ordered = [...score].sort((a, b) => b[1].score - a[1].score || rank[b[0]]! - rank[a[0]]!);
+    const symbols = ordered.slice(0, opts.max_symbols).map(([i, v]) => {
+      const d = this.info(i);
+      return { id: d.id, path: d.path, kind: d.kind, qualified: d.qualified, start_line: d.start_line, end_line: d.end_line, signature: clip(d.signature, 200)!, role: v.role, reason: v.why, score: Number(v.score.toFixed(4)) };
+    });
+    const files = new Map<string, { path: string; score: number; role: 'edit' | 'check'; symbols: string[]; is_test: boolean }>();
+    for (const [i, v] of ordered) {
+      const path = this.index.paths[this.index.table.fileOf[i]!]!;
+      const f = files.get(path) ?? { path, score: 0, role: 'check' as 'edit' | 'check', symbols: [], is_test: /(^|\/)(tests?|__tests__|spec)\/|(_test|\.test|\.spec|Test)\.[a-z]+$|(^|\/)test_[^/]*$/.test(path) };
+      f.score = Math.max(f.score, v.score);
+      if (v.role === 'edit') f.role = 'edit';
+      if (f.symbols.length < 8) f.symbols.push(this.index.units[i]!.qualified);
+      files.set(path, f);
+    }
+    const fileList = [...files.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, opts.max_files).map((f) => ({ ...f, score: Number(f.score.toFixed(4)) }));
+    return {
+      request: opts.request,
+      not_found: false,
+      seeds: seeds.length,
+      files: fileList,
+      symbols,
+      tests: fileList.filter((f) => f.is_test).map((f) => f.path),
+      edit_files: fileList.filter((f) => f.role === 'edit').length,
+      check_files: fileList.filter((f) => f.role === 'check').length,
+    };
+  }
+
+  /** Findings per file analysis (all packs), kept until the file changes (a new analysis object). */
+  private scanCache = new WeakMap<object, ScanFinding[]>();
+
+  /** gc_scan: the rule packs over every indexed file's text (workers/codeIntel/scan.ts). */
+  scan(opts: { packs: Pack[] | null; rules: string[] | null; path_prefix: string | null; min_severity: Severity; suppressed: string[]; limit: number }) {
+    const t0 = performance.now();
+    const packs = opts.packs && opts.packs.length ? opts.packs : [...PACKS];
+    const suppressed = new Set(opts.suppressed);
+    const floor = SEVERITY_ORDER[opts.min_severity];
+    const all: ScanFinding[] = [];
+    let scanned = 0;
+    for (const a of this.index.analyses) {
+      if (opts.path_prefix && !a.path.startsWith(opts.path_prefix)) continue;
+      scanned++;
+      let found = this.scanCache.get(a);
+      if (!found) this.scanCache.set(a, (found = scanFile(a.path, a.language, a.content)));
+      for (const f of found) {
+        if (!packs.includes(f.pack) || SEVERITY_ORDER[f.severity] < floor) continue;
+        if (opts.rules && opts.rules.length && !opts.rules.includes(f.rule_id)) continue;
+        all.push({ ...f, matches: f.matches.map((m) => ({ ...m })), files: [...f.files], status: suppressed.has(f.fingerprint) ? 'suppressed' : 'open' });
+      }
+    }
+    all.sort((x, y) => SEVERITY_ORDER[y.severity] - SEVERITY_ORDER[x.severity] || x.path.localeCompare(y.path) || x.matches[0]!.line - y.matches[0]!.line || x.rule_id.localeCompare(y.rule_id));
+    const open = all.filter((f) => f.status === 'open');
+    const bySeverity: Record<string, number> = {};
+    const byRule: Record<string, number> = {};
+    for (const f of open) {
+      bySeverity[f.severity] = (bySeverity[f.severity] ?? 0) + 1;
+      byRule[f.rule_id] = (byRule[f.rule_id] ?? 0) + 1;
+    }
+    return {
+      packs,
+      rules: rulesOf(packs).map((r) => r.id),
+      files_scanned: scanned,
+      findings: all.slice(0, opts.limit),
+      total: all.length,
+      open: open.length,
+      suppressed: all.length - open.length,
+      truncated: all.length > opts.limit,
+      by_severity: bySeverity,
+      by_rule: byRule,
+      timings_ms: { scan: Math.round(performance.now() - t0) },
     };
   }
 

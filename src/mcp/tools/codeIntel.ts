@@ -4,6 +4,7 @@ import {
 } from '../../domain/codeIntel/service.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { QueryMethod } from '../../../workers/codeIntel/indexThread.js';
+import { PACKS, RULE_IDS } from '../../../workers/codeIntel/scan.js';
 import { defineTool, type ToolContext } from '../tool.js';
 
 const symbol = z.string().trim().min(1).max(512).describe('A definition: bare name (save), Container.name (Store.save), path:name (src/store.ts:save) or a unit id from an earlier result');
@@ -181,6 +182,103 @@ export const codeIntelTools = [
     },
   }),
   defineTool({
+    name: 'gc_scan',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      "Static security scan of the indexed repository with rule packs: secrets (hard-coded credentials, cloud and service tokens, private keys), injection (SQL built by concatenation/f-strings/templates, shell commands with interpolation, eval), deserialization (pickle, yaml.load without SafeLoader, Java ObjectInputStream, node-serialize), path-traversal (user input joined into file paths), weak-crypto (MD5/SHA-1 on passwords, DES/3DES, ECB, Math.random for tokens). Each finding: rule_id, severity, message, fingerprint (stable across runs and line moves: hash of rule, path and normalised evidence), matches (line, column), files, evidence (secrets masked), status (open, or suppressed when its fingerprint is in suppressed_fingerprints).",
+    input: z
+      .object({
+        packs: z.array(z.enum(PACKS as [string, ...string[]])).max(PACKS.length).optional().describe('Rule packs to run (default: all)'),
+        rules: z.array(z.enum(RULE_IDS as [string, ...string[]])).max(RULE_IDS.length).optional().describe('Only these rule ids'),
+        path_prefix: z.string().max(MAX_PATH_CHARS).optional(),
+        min_severity: z.enum(['low', 'medium', 'high', 'critical']).default('low'),
+        suppressed_fingerprints: z.array(z.string().regex(/^[0-9a-f]{32}$/)).max(10_000).default([]).describe('Fingerprints already triaged: reported with status suppressed, not counted as open'),
+        limit: limit(200, 5000),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return {
+        result: await ask(ctx, 'scan', [
+          { packs: args.packs ?? null, rules: args.rules ?? null, path_prefix: args.path_prefix ?? null, min_severity: args.min_severity, suppressed: args.suppressed_fingerprints, limit: args.limit },
+        ]),
+      };
+    },
+  }),
+  defineTool({
+    name: 'gc_context_render',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'Renders chosen symbols and files into one text within token_budget, in the order given: each symbol in full when it fits, else its signature; each file whole when it fits, else its imports and definitions by centrality (full, signatures, names). include_dependencies adds the signatures of what the chosen symbols call while room remains. items says how each was rendered (full, signature, skeleton, omitted); unknown ones are in not_found.',
+    input: z
+      .object({
+        symbols: z.array(symbol).max(100).default([]),
+        files: z.array(z.string().min(1).max(MAX_PATH_CHARS)).max(100).default([]),
+        token_budget: z.number().int().min(64).max(64_000).default(4000),
+        include_dependencies: z.boolean().default(false),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      if (args.symbols.length === 0 && args.files.length === 0) {
+        const msg = 'gc_context_render needs symbols or files to render';
+        throw invalidInput(msg, [{ loc: ['symbols'], msg, type: 'value_error.missing' }]);
+      }
+      return { result: await ask(ctx, 'contextRender', [{ symbols: args.symbols, files: args.files, token_budget: args.token_budget, include_dependencies: args.include_dependencies }]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_agent_capsule',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      "A compact brief of the indexed repository for an agent's context, within token_budget: shape (files, languages, definitions), central files, key symbols with signatures and first doc line, entry points, external modules, and with query the matching definitions. Sections shrink or drop to fit (sections, dropped_sections say which).",
+    input: z
+      .object({
+        token_budget: z.number().int().min(64).max(16_000).default(800),
+        query: z.string().max(2000).optional(),
+        top: z.number().int().min(1).max(50).default(10),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'capsule', [{ token_budget: args.token_budget, query: args.query?.trim() || null, top: args.top }]) };
+    },
+  }),
+  defineTool({
+    name: 'gc_edit_plan',
+    scope: 'mcp:read',
+    category: 'platform',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'For a change request in plain words: the files and symbols to touch, ranked. BM25 over the index picks the definitions the request is about (role edit); their blast radius adds the code that uses them (role check, scored by distance). Files carry their best score, role, symbols and whether they are tests. not_found when nothing in the index matches the request.',
+    input: z
+      .object({
+        request: z.string().trim().min(1).max(4000),
+        max_files: z.number().int().min(1).max(200).default(15),
+        max_symbols: z.number().int().min(1).max(500).default(30),
+        depth: z.number().int().min(1).max(6).default(2),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'editPlan', [{ request: args.request, max_files: args.max_files, max_symbols: args.max_symbols, depth: args.depth }]) };
+    },
+  }),
+  defineTool({
     name: 'search_code',
     scope: 'mcp:read',
     category: 'search',
@@ -223,6 +321,27 @@ export const codeIntelTools = [
     input: z.object({ path_prefix: z.string().max(MAX_PATH_CHARS).optional(), max_nodes: z.number().int().min(1).max(20_000).default(2000) }).strict(),
     async handler(args, ctx) {
       return { result: await ask(ctx, 'graph', [{ path_prefix: args.path_prefix ?? null, max_nodes: args.max_nodes }]) };
+    },
+  }),
+  defineTool({
+    name: 'export_graph_graphml',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'The indexed repository as a GraphML document (directed): definitions as nodes (label, kind, path, lines, exported, pagerank) with call/reference edges (kind, weight); with include_files, files as nodes too, with import edges and contains edges to their definitions. Opens in Gephi, yEd, NetworkX, graphology. path_prefix narrows it; max_nodes caps the definitions (truncated says so).',
+    input: z
+      .object({
+        path_prefix: z.string().max(MAX_PATH_CHARS).optional(),
+        max_nodes: z.number().int().min(1).max(20_000).default(2000),
+        include_files: z.boolean().default(true),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'graphml', [{ path_prefix: args.path_prefix ?? null, max_nodes: args.max_nodes, include_files: args.include_files }]) };
     },
   }),
   defineTool({
