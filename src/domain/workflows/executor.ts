@@ -166,6 +166,12 @@ export class RunExecutor {
     const heartbeat = setInterval(() => void beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
     try {
       await this.drive(run, controller.signal);
+    } catch (err) {
+      // A domain error outside any node (a stored graph that no longer validates, ...) ends the run with it;
+      // anything else (the database or the pool unavailable) leaves it to be claimed again once the lease lapses.
+      const known = asDomainError(err);
+      if (!known || known.kind === 'unavailable' || known.kind === 'timeout') throw err;
+      await this.finish(run, 'failed', nodeErrorText(known));
     } finally {
       clearInterval(heartbeat);
     }
