@@ -4,6 +4,7 @@
 // evidence in one file, and its fingerprint is a hash of (rule id, path, normalised evidence):
 // stable across runs and when unrelated lines move the occurrence to another line number.
 import { createHash } from 'node:crypto';
+import { splitIdentifier } from '../code/text.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
 export type Pack = 'secrets' | 'injection' | 'deserialization' | 'path-traversal' | 'weak-crypto';
@@ -66,15 +67,25 @@ export function entropy(s: string): number {
 
 const PLACEHOLDER = /^(?:x+|\*+|\.+|-+|changeme|change_me|password|passwd|secret|token|example|sample|dummy|test|testing|placeholder|redacted|none|null|undefined|todo|your[_-]?\w*|<[^>]*>|\$\{[^}]*\}|\{\{[^}]*\}\}|%\(?\w*\)?s|process\.env\.\w+)$/i;
 
+const SECRET_WORDS = new Set(['password', 'passwd', 'pwd', 'secret', 'secrets', 'token', 'credential', 'credentials', 'apikey', 'passphrase']);
+const KEY_QUALIFIERS = new Set(['api', 'access', 'auth', 'private', 'secret', 'signing', 'encryption', 'client']);
+
+/** Whether a name says it holds a secret, by its words (`DB_PASSWORD`, `apiKey`, `client_secret`; not `TokenizerName`). */
+function secretName(name: string): boolean {
+  const words = splitIdentifier(name.replace(/[^A-Za-z0-9_]/g, '_'));
+  return words.some((w, i) => SECRET_WORDS.has(w) || (w === 'key' && i > 0 && KEY_QUALIFIERS.has(words[i - 1]!)));
+}
+
 /** A literal secret value: long enough, not a placeholder or a reference, and random-looking. */
 function secretValue(v: string): boolean {
   if (v.length < 8 || PLACEHOLDER.test(v) || /^\$\{|^\{\{|^%\(|^env:|^vault:/i.test(v) || /\s/.test(v)) return false;
+  if (/\$\{|\{\w*\}|%[sd]/.test(v)) return false; // built at run time (template, format string), not a literal secret
   if (/^[a-z]+(?:[_-][a-z]+)*$/.test(v)) return false; // a word or a snake/kebab name, not a secret
   return entropy(v) >= 3.0 && /\d/.test(v) || entropy(v) >= 3.5;
 }
 
 const SQL = /\b(?:select\s+[\w*,\s.()]+?\s+from|insert\s+into|update\s+\w+\s+set|delete\s+from|drop\s+(?:table|database)|create\s+table|alter\s+table)\b/i;
-const USER_INPUT = /\b(?:request\.(?:args|form|values|files|json|GET|POST|data|cookies|query_params|params|headers)|req\.(?:params|query|body|headers|cookies)|ctx\.(?:params|query|request\.body)|\$_(?:GET|POST|REQUEST|COOKIE)|getParameter\s*\(|params\[|sys\.argv|input\s*\()/;
+const USER_INPUT = /\b(?:request\.(?:args|form|values|files|json|GET|POST|data|cookies|query_params|params|headers)|req\.(?:params|query|body|headers|cookies)|ctx\.(?:params|query|request\.body)|\$_(?:GET|POST|REQUEST|COOKIE)|getParameter\s*\(|params\[)/;
 const PATH_SINK = /(?<![\w.])(?:open|file_get_contents|fopen|send_file|FileResponse)\s*\(|\bos\.path\.join\s*\(|\bpath\.(?:join|resolve)\s*\(|\bfs\.(?:readFile|readFileSync|writeFile|writeFileSync|createReadStream|createWriteStream|unlink|unlinkSync)\s*\(|\bres\.(?:sendFile|download)\s*\(|\bnew\s+File(?:InputStream|OutputStream|Reader)?\s*\(|\bPaths\.get\s*\(|\bfilepath\.Join\s*\(|\bos\.(?:Open|ReadFile|Create)\s*\(|\bioutil\.ReadFile\s*\(|\bPath\s*\(/;
 const PATH_SANITISED = /\b(?:secure_filename|basename|send_from_directory|safe_join|normalize_path|realpath)\s*\(|\.startsWith\s*\(|\.startswith\s*\(/;
 const CRYPTO_CONTEXT = /passw|passwd|pwd|secret|credential/i;
@@ -124,9 +135,9 @@ const RULES: Rule[] = [
     prefilter: /passw|pwd|secret|token|api_?key|apikey|access_?key|credential|private_?key/i,
     test: (l) =>
       at(
-        /["']?\b[\w.-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|credential|private_?key)[\w-]*["']?\s*(?::=|[:=]|=>)\s*(?:[A-Za-z_]\w*\()?["'`]([^"'`]{8,})["'`]/i,
+        /["']?\b([\w-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|credential|private_?key|passphrase)[\w-]*)["']?\s*(?::=|[:=]|=>)\s*(?:[A-Za-z_]\w*\()?["'`]([^"'`]{8,})["'`]/i,
         l,
-        (m) => secretValue(m[1]!),
+        (m) => secretName(m[1]!) && secretValue(m[2]!),
       ),
     inComments: true,
     mask: true,
@@ -226,9 +237,9 @@ const RULES: Rule[] = [
     pack: 'path-traversal',
     severity: 'high',
     message: 'User input joined into a file path without sanitising (../ escapes the base directory)',
-    prefilter: /request|req\.|ctx\.|\$_|getParameter|params\[|argv|input\s*\(/,
+    prefilter: /request|req\.|ctx\.|\$_|getParameter|params\[/,
     test: (l, ctx) => {
-      if (PATH_SANITISED.test(l)) return -1;
+      if (PATH_SANITISED.test(l) || /^\s*(?:async\s+)?(?:def|function|func|fn)\s/.test(l)) return -1;
       const sink = PATH_SINK.exec(l);
       if (!sink) return -1;
       const after = l.slice(sink.index);
