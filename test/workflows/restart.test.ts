@@ -37,7 +37,7 @@ describe(`runs survive a killed process (${DB_KIND})`, () => {
     });
     // The customer's own provider demands their key; the real process stores it sealed and sends it.
     const customerKey = `sk-proj-${randomBytes(24).toString('hex')}`;
-    const own = new LocalLlmServer({ requiredKey: customerKey });
+    const own = new LocalLlmServer({ requiredKey: customerKey, recordKeys: true });
     await own.start();
     cleanup.push(() => own.stop());
     const env = {

@@ -24,7 +24,7 @@ let unbound: Client;
 let intruder: Client;
 
 beforeAll(async () => {
-  provider = new LocalLlmServer({ requiredKey: CUSTOMER_KEY });
+  provider = new LocalLlmServer({ requiredKey: CUSTOMER_KEY, recordKeys: true });
   await provider.start();
   const hostPort = new URL(provider.url).host;
   server = await startCapturingServer({});

@@ -13,7 +13,12 @@ export interface LocalLlmOptions {
   port?: number;
   /** When set, requests must carry this key (Authorization: Bearer or x-api-key), else 401. */
   requiredKey?: string | null;
+  /** Keep the keys requests carried in keysSeen (tests only; off by default, so a running server holds none). */
+  recordKeys?: boolean;
 }
+
+/** Requests kept in `calls` (the most recent). */
+const MAX_CALLS_KEPT = 1000;
 
 interface Msg {
   role: string;
@@ -54,9 +59,9 @@ function directives(model: string): { delayMs: number } {
 export class LocalLlmServer {
   private server: Server | null = null;
   private boundPort = 0;
-  /** Requests answered, by "METHOD path status" (tests assert the client really called the provider). */
+  /** The latest requests answered, by "METHOD path status" (tests assert the client really called the provider). */
   readonly calls: string[] = [];
-  /** Keys received (tests check the customer's key travelled, decrypted, to the provider). */
+  /** Keys received, with recordKeys (tests check the customer's key travelled, decrypted, to the provider). */
   readonly keysSeen = new Set<string>();
   private failures: { status: number; remaining: number } | null = null;
   private readonly open = new Set<ServerResponse>();
@@ -97,10 +102,15 @@ export class LocalLlmServer {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  private record(call: string): void {
+    this.calls.push(call);
+    if (this.calls.length > MAX_CALLS_KEPT) this.calls.splice(0, this.calls.length - MAX_CALLS_KEPT);
+  }
+
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0]!;
     const reply = (status: number, body: unknown, headers: Record<string, string> = {}) => {
-      this.calls.push(`${req.method} ${path} ${status}`);
+      this.record(`${req.method} ${path} ${status}`);
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(body));
     };
@@ -113,7 +123,7 @@ export class LocalLlmServer {
 
       const bearer = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? ''))?.[1] ?? null;
       const key = anthropic ? (req.headers['x-api-key'] as string | undefined) ?? null : bearer;
-      if (key) this.keysSeen.add(key);
+      if (key && this.options.recordKeys) this.keysSeen.add(key);
       if (this.options.requiredKey && key !== this.options.requiredKey) {
         return reply(401, anthropic ? { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } : { error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' } });
       }
@@ -176,7 +186,7 @@ export class LocalLlmServer {
     anthropic: boolean,
     a: { id: string; model: string; text: string; inputTokens: number; outputTokens: number; includeUsage: boolean },
   ): void {
-    this.calls.push(`${req.method} ${path} 200`);
+    this.record(`${req.method} ${path} 200`);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const pieces = a.text.match(/\S+\s*/g) ?? [];
     const send = (event: string | null, data: unknown) => res.write(`${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
