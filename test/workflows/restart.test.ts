@@ -104,6 +104,7 @@ describe(`runs survive a killed process (${DB_KIND})`, () => {
 
       const c = await waitForRun(client, runC, 30_000);
       expect(c.status).toBe('succeeded');
+      console.log(`restart: all three runs resolved ${Date.now() - restartedAt} ms after the restarted process answered (lease 1,500 ms; the retried provider call takes 3,000 ms)`);
       expect(c.attempts).toBe(1);
       // Nothing is left running.
       expect((await call(client, 'gc_run_list', { status: 'running' })).data.runs).toEqual([]);
