@@ -167,6 +167,17 @@ const FEATURES: Record<string, Feature> = {
       }
     },
   },
+  'tool gc_provider_set base_url': {
+    async send(server, tenant, url) {
+      const client = await connectMcp(server.url, tenant.keyA);
+      try {
+        const r = await call(client, 'gc_provider_set', { name: 'ssrf', api: 'openai', base_url: url });
+        return { refused: r.isError, detail: JSON.stringify(r.data) };
+      } finally {
+        await client.close();
+      }
+    },
+  },
   'tool ingest_context file_url': {
     async send(server, tenant, url) {
       const client = await connectMcp(server.url, tenant.keyA);
