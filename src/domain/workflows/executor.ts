@@ -13,7 +13,6 @@ import type { RunSettings } from '../../config.js';
 import type { Logger } from '../../lib/log.js';
 import { needsStoring, storableText } from '../../lib/text.js';
 import { LlmProviderError } from '../../providers/llm/types.js';
-import { costMicros, priceFor } from '../../providers/llm/prices.js';
 import type { Services } from '../../services.js';
 import { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
@@ -21,7 +20,7 @@ import { asDomainError, invalid } from '../errors.js';
 import { parseJsonb } from '../knowledge/items.js';
 import { queryKnowledge } from '../knowledge/query.js';
 import { fillDeep, fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams, type NodeTools } from './graph.js';
-import { resolveProvider } from './providers.js';
+import { complete, resolveProvider } from './providers.js';
 import { runNodes, type RunNodeRow, type RunRow } from './runs.js';
 
 type AbortReason = 'cancel' | 'lost' | 'shutdown';
@@ -366,8 +365,7 @@ export class RunExecutor {
   private async llm(p: NodeParams<'llm'>, ctx: RunContext): Promise<NodeResult> {
     const s = this.services!;
     const provider = await resolveProvider(s, ctx.run.project_id, p.provider);
-    const model = p.model ?? provider.defaultModel;
-    if (!model) throw invalid(`llm: no model given and provider '${p.provider}' has no default_model`);
+    if (!p.model && !provider.defaultModel) throw invalid(`llm: no model given and provider '${p.provider}' has no default_model`);
     let prompt = fillTemplate(p.prompt, ctx.inputs, ctx.outputs);
     if (!usesNodeTemplates(p.prompt) && ctx.upstream) prompt += `\n\n---\n${ctx.upstream}`;
     // Counted before the call, under the lease: a run never submits more than MAX_PROVIDER_CALLS, resumes included.
@@ -377,23 +375,21 @@ export class RunExecutor {
     );
     if (!counted.length) throw invalid(`llm: this run has already submitted ${MAX_PROVIDER_CALLS} provider calls`, { code: 'too_many_provider_calls' });
     const messages = [...(p.system ? [{ role: 'system' as const, content: fillTemplate(p.system, ctx.inputs, ctx.outputs) }] : []), { role: 'user' as const, content: prompt }];
-    const r = await provider.client.chat({ model, messages, maxTokens: p.max_tokens, temperature: p.temperature, stream: p.stream, signal: ctx.signal });
-    const price = priceFor(s.llm.prices, provider.priceApi, model);
-    const cost = costMicros(price, r.inputTokens, r.outputTokens);
+    const r = await complete(s, ctx.run.project_id, { provider: p.provider, model: p.model, messages, maxTokens: p.max_tokens, temperature: p.temperature, stream: p.stream, signal: ctx.signal }, provider);
     return {
       output: {
         text: r.text,
-        provider: provider.name,
-        api: provider.api,
+        provider: r.provider,
+        api: r.api,
         model: r.model,
         finish_reason: r.finishReason,
         attempts: r.attempts,
         usage_reported: r.inputTokens !== null && r.outputTokens !== null,
-        price: price ? { input_usd_per_mtok: price.input_usd_per_mtok, output_usd_per_mtok: price.output_usd_per_mtok, effective_from: price.effective_from } : null,
+        price: r.price ? { input_usd_per_mtok: r.price.input_usd_per_mtok, output_usd_per_mtok: r.price.output_usd_per_mtok, effective_from: r.price.effective_from } : null,
       },
       inputTokens: r.inputTokens ?? 0,
       outputTokens: r.outputTokens ?? 0,
-      costMicros: cost,
+      costMicros: r.costMicros,
     };
   }
 }

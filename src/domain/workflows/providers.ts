@@ -1,7 +1,8 @@
 // A project's LLM providers: which API, where, which default model, and the customer's key, sealed.
 // The key is written once and never read back out to any caller; it is opened only to call the provider.
 import type { Principal } from '../../auth/principal.js';
-import { DEFAULT_BASE_URLS, type LlmApi, type LlmClient } from '../../providers/llm/index.js';
+import { DEFAULT_BASE_URLS, type ChatMessage, type ChatResult, type LlmApi, type LlmClient } from '../../providers/llm/index.js';
+import { costMicros, priceFor, type PriceEntry } from '../../providers/llm/prices.js';
 import { LOCAL_MODEL } from '../../providers/llm/localServer.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
@@ -181,4 +182,31 @@ export async function resolveProvider(services: Services, projectId: string, nam
     defaultModel: row.default_model,
     priceApi: row.api,
   };
+}
+
+export interface Completion extends ChatResult {
+  provider: string;
+  api: ProviderApi;
+  /** The price-table entry used, or null (model not priced: cost unknown). */
+  price: PriceEntry | null;
+  /** Micro-dollars from the response's usage and the dated price; null when either is unknown. */
+  costMicros: number | null;
+}
+
+/**
+ * One call to a project's provider, with its cost: the use case later features (memory, ACE,
+ * experiments) call too. The caller decides whether a call is allowed (the run's provider-call limit).
+ */
+export async function complete(
+  services: Services,
+  projectId: string,
+  request: { provider: string; model?: string; messages: ChatMessage[]; maxTokens: number; temperature?: number; stream?: boolean; signal?: AbortSignal },
+  resolved?: ResolvedProvider,
+): Promise<Completion> {
+  const provider = resolved ?? (await resolveProvider(services, projectId, request.provider));
+  const model = request.model ?? provider.defaultModel;
+  if (!model) throw invalid(`No model given and provider '${request.provider}' has no default_model`);
+  const r = await provider.client.chat({ model, messages: request.messages, maxTokens: request.maxTokens, temperature: request.temperature, stream: request.stream, signal: request.signal });
+  const price = priceFor(services.llm.prices, provider.priceApi, model);
+  return { ...r, provider: provider.name, api: provider.api, price, costMicros: costMicros(price, r.inputTokens, r.outputTokens) };
 }
