@@ -1,8 +1,10 @@
 // The later code-intelligence tools through the official MCP SDK client: gc_scan, export_graph_graphml
-// (read back with graphology-graphml), gc_context_render, gc_agent_capsule, gc_edit_plan.
+// (read back with graphology-graphml), gc_context_render, gc_agent_capsule, gc_edit_plan,
+// visualize_graph_html (opened in headless Chromium: /usr/bin/chromium, which .ci/run installs).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MultiDirectedGraph } from 'graphology';
 import { parse as parseGraphml } from 'graphology-graphml';
+import puppeteer from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
@@ -36,7 +38,8 @@ afterAll(async () => {
   await server?.close();
 });
 
-const TOOLS = ['gc_scan', 'export_graph_graphml', 'gc_context_render', 'gc_agent_capsule', 'gc_edit_plan'];
+const TOOLS = ['gc_scan', 'export_graph_graphml', 'gc_context_render', 'gc_agent_capsule', 'gc_edit_plan', 'visualize_graph_html'];
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 interface Finding {
   rule_id: string;
@@ -66,6 +69,7 @@ describe(`code intelligence tools, continued (${DB_KIND})`, () => {
     const tags = Object.fromEntries(card.skills.filter((k) => TOOLS.includes(k.id)).map((k) => [k.id, k.tags]));
     expect(tags.gc_scan).toEqual(expect.arrayContaining(['plan:pro', 'category:platform']));
     expect(tags.export_graph_graphml).toEqual(expect.arrayContaining(['plan:pro', 'category:general']));
+    expect(tags.visualize_graph_html).toEqual(expect.arrayContaining(['plan:pro', 'category:general']));
     for (const name of ['gc_context_render', 'gc_agent_capsule', 'gc_edit_plan']) expect(tags[name]).toEqual(expect.arrayContaining(['plan:pro', 'category:platform']));
   });
 
@@ -187,5 +191,53 @@ describe(`code intelligence tools, continued (${DB_KIND})`, () => {
     expect(r.data.files.map((f: { path: string }) => f.path)).toEqual(expect.arrayContaining(['pkg/store.py', 'pkg/service.py']));
     const none = await call(a, 'gc_edit_plan', { request: 'zzzz qqqq' });
     expect(none.data).toMatchObject({ not_found: true, files: [], symbols: [] });
+  });
+
+  it('visualize_graph_html is one self-contained page that draws the graph in headless Chromium', async () => {
+    const r = await call(a, 'visualize_graph_html', { title: 'Fixture </script> graph' });
+    expect(r.isError, JSON.stringify(r.data)).toBe(false);
+    const html = r.data.html as string;
+    expect(r.data.nodes).toBe(r.data.total_nodes);
+    expect(r.data.edges).toBeGreaterThan(0);
+    // Nothing to fetch: no external script, style, image or frame, and no URL but the SVG namespace.
+    expect(html).not.toMatch(/<(?:script|link|img|iframe)[^>]+(?:src|href)=/i);
+    expect(html.match(/https?:\/\/[^\s"'<)]+/g)!.every((u) => u === 'http://www.w3.org/2000/svg')).toBe(true);
+    expect(html.match(/<\/script>/g)).toHaveLength(2); // the title cannot close the data script
+
+    const browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+    try {
+      const page = await browser.newPage();
+      const requests: string[] = [];
+      const errors: string[] = [];
+      page.on('request', (req) => requests.push(req.url()));
+      page.on('pageerror', (err) => errors.push(String(err)));
+      await page.setContent(html, { waitUntil: 'load' });
+      await page.waitForSelector('body[data-rendered]', { timeout: 10_000 });
+      const drawn = await page.evaluate(() => {
+        const circles = Array.from(document.querySelectorAll('svg#graph circle.node'));
+        return {
+          circles: circles.length,
+          lines: document.querySelectorAll('svg#graph line.edge').length,
+          points: circles.map((c) => [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]),
+          box: (document.querySelector('svg#graph') as SVGSVGElement).getBoundingClientRect().width,
+        };
+      });
+      expect(errors).toEqual([]);
+      expect(requests.filter((u) => !u.startsWith('about:') && !u.startsWith('data:'))).toEqual([]);
+      expect(drawn.circles).toBe(r.data.nodes);
+      expect(drawn.circles).toBeGreaterThan(0);
+      expect(drawn.lines).toBe(r.data.edges);
+      expect(drawn.box).toBeGreaterThan(0);
+      expect(drawn.points.every(([x, y]) => Number.isFinite(x) && Number.isFinite(y))).toBe(true);
+      expect(new Set(drawn.points.map(([x, y]) => `${Math.round(x!)},${Math.round(y!)}`)).size).toBe(drawn.points.length);
+      // A click on a node names its neighbours.
+      const handleId = (await call(a, 'gc_defs', { symbol: 'handle' })).data.definitions[0].id as string;
+      await page.click(`circle.node[data-id="${handleId}"]`);
+      const info = await page.$eval('#info', (el) => el.textContent ?? '');
+      expect(info).toContain('handle');
+      expect(info).toMatch(/used by: endpoint/);
+    } finally {
+      await browser.close();
+    }
   });
 });

@@ -12,7 +12,7 @@ export interface StoredFile {
   json: string;
 }
 
-export type QueryMethod = 'defs' | 'refs' | 'callees' | 'blast' | 'impact' | 'source' | 'deadCode' | 'repoMap' | 'search' | 'graph' | 'summary' | 'scan' | 'graphml' | 'contextRender' | 'capsule' | 'editPlan';
+export type QueryMethod = 'defs' | 'refs' | 'callees' | 'blast' | 'impact' | 'source' | 'deadCode' | 'repoMap' | 'search' | 'graph' | 'summary' | 'scan' | 'graphml' | 'contextRender' | 'capsule' | 'editPlan' | 'visualize';
 
 export type CodeIndexRequest =
   | { op: 'info'; project: string }

@@ -13,7 +13,7 @@ import { structuralFromIndex } from '../code/structural.js';
 import { renderBudget, signatureText } from '../code/render.js';
 import { computeLineStarts, indentAt } from '../code/text.js';
 import { countTokens } from '../shared/tokens.js';
-import { toGraphml } from './exports.js';
+import { toGraphml, toHtml } from './exports.js';
 import { pagerank } from '../shared/pagerank.js';
 import { PACKS, rulesOf, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
 import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
@@ -699,6 +699,21 @@ export class RepoIndex {
       total_edges: g.total_edges,
       bytes: Buffer.byteLength(graphml),
     };
+  }
+
+  /** visualize_graph_html: the max_nodes most central definitions (PageRank) and the edges among them, as one self-contained page. */
+  visualize(opts: { path_prefix: string | null; max_nodes: number; title: string | null }) {
+    const { units, table, edges, paths } = this.index;
+    const rank = this.index.rank;
+    const keep = (i: number) => !opts.path_prefix || paths[table.fileOf[i]!]!.startsWith(opts.path_prefix);
+    const candidates = Array.from({ length: units.length }, (_, i) => i).filter(keep);
+    const selected = candidates.sort((a, b) => rank[b]! - rank[a]! || a - b).slice(0, opts.max_nodes);
+    const inSet = new Set(selected);
+    const nodes = selected.map((i) => ({ id: units[i]!.id, label: units[i]!.qualified, kind: units[i]!.kind, path: paths[table.fileOf[i]!]!, start_line: units[i]!.startLine, pagerank: Number(rank[i]!.toExponential(4)) }));
+    const shown = edges.filter((e) => inSet.has(e.from) && inSet.has(e.to) && e.from !== e.to).map((e) => ({ source: units[e.from]!.id, target: units[e.to]!.id, kind: e.kind, weight: Number(e.weight.toFixed(4)) }));
+    const scopeEdges = edges.filter((e) => keep(e.from) && keep(e.to)).length;
+    const html = toHtml({ title: opts.title ?? `Code graph${opts.path_prefix ? ` of ${opts.path_prefix}` : ''}`, nodes, edges: shown, total_nodes: candidates.length, total_edges: scopeEdges });
+    return { html, nodes: nodes.length, edges: shown.length, total_nodes: candidates.length, total_edges: scopeEdges, truncated: nodes.length < candidates.length, bytes: Buffer.byteLength(html) };
   }
 
   /** A unit's source as a reader sees it: its indentation restored, its doc comment above (non-Python). */

@@ -345,6 +345,27 @@ export const codeIntelTools = [
     },
   }),
   defineTool({
+    name: 'visualize_graph_html',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    needsProject: true,
+    advisory: true,
+    readOnly: true,
+    description:
+      'The indexed repository\'s call/reference graph as one self-contained HTML page (inline data, script and styles; nothing fetched from the network): the max_nodes most central definitions (PageRank) laid out by force, drawn as SVG, sized by PageRank, coloured by file; wheel zooms, drag pans, a click shows a node\'s callers and callees. Save html to a file and open it in a browser.',
+    input: z
+      .object({
+        path_prefix: z.string().max(MAX_PATH_CHARS).optional(),
+        max_nodes: z.number().int().min(1).max(2000).default(300),
+        title: z.string().max(200).optional(),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await ask(ctx, 'visualize', [{ path_prefix: args.path_prefix ?? null, max_nodes: args.max_nodes, title: args.title ?? null }]) };
+    },
+  }),
+  defineTool({
     name: 'generate_structural_summary',
     scope: 'mcp:read',
     category: 'general',

@@ -1,6 +1,6 @@
 // Spec: "Tool catalogue > Pro tools > platform: code analysis (wrap a structural code-analysis tool)",
 // with search_code (search row) and detect_dead_code, export_graph_json, generate_structural_summary
-// (general row), export_graph_graphml (general row). The catalogue names result fields only for
+// (general row), export_graph_graphml and visualize_graph_html (general row). The catalogue names result fields only for
 // gc_blast_radius and gc_scan (findings with rule_id, severity, message, fingerprint, matches, files,
 // evidence, status). These tools answer from
 // the project's repository index, so they use the owner's project-bound key; setup indexes two files.
@@ -65,6 +65,7 @@ export default {
     { tool: 'gc_agent_capsule', spec: 'platform: code analysis: gc_agent_capsule', args: { token_budget: 400 }, key: 'project' },
     { tool: 'gc_edit_plan', spec: 'platform: code analysis: gc_edit_plan', args: { request: 'apply a discount to the invoice total' }, key: 'project' },
     { tool: 'export_graph_graphml', spec: 'general: export_graph_graphml', key: 'project' },
+    { tool: 'visualize_graph_html', spec: 'general: visualize_graph_html', key: 'project' },
     { tool: 'search_code', spec: 'search: search_code', args: { query: 'invoice total' }, key: 'project' },
     { tool: 'detect_dead_code', spec: 'general: detect_dead_code', key: 'project' },
     { tool: 'export_graph_json', spec: 'general: export_graph_json', key: 'project' },
