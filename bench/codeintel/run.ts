@@ -177,6 +177,28 @@ async function main() {
       if (r.definitions.some((x: { path: string; start_line: number }) => x.path === d.path && d.lines.includes(x.start_line))) toolHits++;
     }
 
+    // 5. The other tools at this scale: one call each (gc_scan twice: the first scans every file, the second reads the per-file cache).
+    const timed = async (name: string, args: Record<string, unknown>) => {
+      const t = performance.now();
+      const data = await call(name, args);
+      return { ms: performance.now() - t, data };
+    };
+    const scan1 = await timed('gc_scan', { limit: 5000 });
+    const scan2 = await timed('gc_scan', { limit: 5000 });
+    const plan = await timed('gc_edit_plan', { request: 'make the JSON decoder accept trailing commas in objects and arrays' });
+    const capsule = await timed('gc_agent_capsule', { token_budget: 1000 });
+    const render = await timed('gc_context_render', { symbols: ['json/decoder.py:JSONObject', 'json/decoder.py:JSONArray'], files: ['json/__init__.py'], token_budget: 4000, include_dependencies: true });
+    const graphml = await timed('export_graph_graphml', { max_nodes: 20_000 });
+    const html = await timed('visualize_graph_html', { max_nodes: 300 });
+    const toolRows = [
+      `| gc_scan, every rule pack over ${files.length} files: first call / second (cached per file) | ${scan1.ms.toFixed(0)} / ${scan2.ms.toFixed(0)} ms; ${scan1.data.total} findings (${Object.entries(scan1.data.by_rule as Record<string, number>).map(([r, n]) => `${r} ${n}`).join(', ')}) |`,
+      `| gc_edit_plan ("${plan.data.request.slice(0, 50)}…"): top files | ${plan.ms.toFixed(0)} ms; ${(plan.data.files as { path: string; role: string }[]).slice(0, 4).map((f) => `${f.path} (${f.role})`).join(', ')} |`,
+      `| gc_agent_capsule, 1,000 tokens | ${capsule.ms.toFixed(0)} ms; ${capsule.data.tokens} tokens, sections ${(capsule.data.sections as string[]).join(', ')} |`,
+      `| gc_context_render, 2 symbols + 1 file + dependencies, 4,000 tokens | ${render.ms.toFixed(0)} ms; ${render.data.tokens} tokens, ${(render.data.items as { tier: string }[]).map((i) => i.tier).join(' ')} |`,
+      `| export_graph_graphml, 20,000 definitions | ${graphml.ms.toFixed(0)} ms; ${(Buffer.byteLength(graphml.data.graphml) / 1e6).toFixed(1)} MB, ${graphml.data.nodes} nodes, ${graphml.data.edges} edges |`,
+      `| visualize_graph_html, 300 most central definitions | ${html.ms.toFixed(0)} ms; ${(html.data.bytes / 1e3).toFixed(0)} kB, ${html.data.edges} edges |`,
+    ];
+
     console.log(`# bench/codeintel/run (${new Date().toISOString()})`);
     console.log(`machine: ${threads} pool threads, load average at start ${load}, database ${databaseUrl ? 'PostgreSQL' : 'PGlite (memory)'}, Node ${process.version}`);
     console.log(`corpus: Python stdlib ${stdlib}: ${files.length} files, ${(chars / 1e6).toFixed(1)} M chars, ${indexedPaths.size} indexed, ${skipped} skipped`);
@@ -193,6 +215,7 @@ async function main() {
     console.log(`| gc_defs recall vs ast (${astDefs.length} module- and class-level defs found by qualified name at their line) | ${(hit / astDefs.length).toFixed(4)} |`);
     console.log(`| gc_defs precision vs ast (our ${ourCounted} definitions in files ast parses that are ast defs) | ${(ourTrue / Math.max(1, ourCounted)).toFixed(4)} |`);
     console.log(`| gc_defs tool, ${toolSample} sampled ast defs looked up as path:qualname | ${toolHits} / ${toolSample} |`);
+    for (const row of toolRows) console.log(row);
     console.log('');
     console.log('per batch:', perBatch);
     console.log('ast defs we miss (first 10):', misses);

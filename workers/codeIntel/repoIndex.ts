@@ -201,6 +201,7 @@ export class RepoIndex {
     this.idOf = null;
     this.fileOfPath = null;
     this.bm25Docs = null;
+    this.reverseAdj = null;
     return { ...this.size, recomputed_files: recomputed, ms: Math.round((performance.now() - t0) * 10) / 10 };
   }
 
@@ -897,27 +898,66 @@ export class RepoIndex {
     return { capsule, tokens: countTokens(capsule), token_budget: budget, sections: included, dropped_sections: dropped, files: s.files, units: s.units };
   }
 
+  /** Callers of each unit (reverse call/reference adjacency), built once per graph. */
+  private reverseAdj: number[][] | null = null;
+  private dependentsOf(seed: number, depth: number): Array<{ unit: number; distance: number }> {
+    if (!this.reverseAdj || this.reverseAdj.length !== this.index.units.length) {
+      this.reverseAdj = Array.from({ length: this.index.units.length }, () => []);
+      for (const e of this.index.edges) this.reverseAdj[e.to]!.push(e.from);
+    }
+    const dist = new Map<number, number>([[seed, 0]]);
+    let frontier = [seed];
+    for (let d = 1; d <= depth && frontier.length; d++) {
+      const next: number[] = [];
+      for (const u of frontier) for (const v of this.reverseAdj[u]!) if (!dist.has(v)) dist.set(v, d), next.push(v);
+      frontier = next;
+    }
+    dist.delete(seed);
+    return [...dist].map(([unit, distance]) => ({ unit, distance }));
+  }
+
   /**
-   * gc_edit_plan: for a change request, BM25 over the index picks the definitions the text is
-   * about (seeds); the blast radius of the seeds adds what would have to be checked (dependents,
-   * scored seed score × 0.5^distance). Files are ranked by their best unit, ties by PageRank.
+   * gc_edit_plan: for a change request, BM25 over the index (query words plus their singulars:
+   * "commas" also asks for "comma") picks the definitions the text is about (seeds: at least a
+   * third of the best score, at most 3 per file and 12 in all; test code counts half, so the code
+   * under change comes first). The blast radius of the seeds adds the code that uses them (role
+   * check, seed score × 0.5^distance); test code is role test (what to run). Files are ranked by
+   * their best unit, ties by PageRank.
    */
   editPlan(opts: { request: string; max_files: number; max_symbols: number; depth: number }) {
-    const hits = bm25Search(this.bm25(), opts.request);
-    if (hits.length === 0) return { request: opts.request, not_found: true, files: [], symbols: [], seeds: 0 };
+    const isTest = (path: string) => /(^|\/)(tests?|__tests__|spec|testing)\/|(_test|\.test|\.spec|Test|Tests)\.[a-z]+$|(^|\/)test_[^/]*$/.test(path);
+    const pathOf = (i: number) => this.index.paths[this.index.table.fileOf[i]!]!;
+    const extra = words(opts.request)
+      .map((w) => w.toLowerCase())
+      .flatMap((w) => (w.length > 4 && w.endsWith('ies') ? [`${w.slice(0, -3)}y`] : w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? [w.slice(0, -1)] : []));
+    const hits = bm25Search(this.bm25(), extra.length ? `${opts.request} ${extra.join(' ')}` : opts.request)
+      .map(([i, sc]) => [i, isTest(pathOf(i)) ? sc / 2 : sc] as [number, number])
+      .sort((x, y) => y[1] - x[1]);
+    if (hits.length === 0) return { request: opts.request, not_found: true, seeds: 0, files: [], symbols: [], tests: [], edit_files: 0, check_files: 0 };
     const top = hits[0]![1];
-    // Seeds: the strongest matches (at least a third of the best score), at most 12.
-    const seeds = hits.filter(([, sc]) => sc >= top / 3).slice(0, 12);
-    const score = new Map<number, { score: number; role: 'edit' | 'check'; why: string }>();
-    for (const [i, sc] of seeds) score.set(i, { score: sc / top, role: 'edit', why: 'matches the request' });
+    const perFile = new Map<number, number>();
+    const seeds: Array<[number, number]> = [];
+    for (const [i, sc] of hits) {
+      if (sc < top / 3 || seeds.length >= 12) break;
+      const f = this.index.table.fileOf[i]!;
+      if ((perFile.get(f) ?? 0) >= 3) continue;
+      perFile.set(f, (perFile.get(f) ?? 0) + 1);
+      seeds.push([i, sc]);
+    }
+    type Role = 'edit' | 'check' | 'test';
+    const score = new Map<number, { score: number; role: Role; why: string }>();
+    for (const [i, sc] of seeds) score.set(i, { score: sc / top, role: isTest(pathOf(i)) ? 'test' : 'edit', why: 'matches the request' });
     const rank = this.index.rank;
     // Per seed, so each dependent names the seed it is reached from (the strongest one wins).
     for (const [seed, sc] of seeds) {
-      for (const r of reach(this.index.table, this.index.edges, [seed], true, opts.depth)) {
-        const v = (sc / top) * r.score;
+      for (const r of this.dependentsOf(seed, opts.depth)) {
+        if (this.index.units[seed]!.parent === r.unit) continue; // a class naming its own member is not a use
+        const v = (sc / top) * 0.5 ** r.distance;
         const cur = score.get(r.unit);
-        if (cur && cur.role === 'edit' && r.distance === 1 && !cur.why.includes('; uses')) cur.why += `; uses ${this.index.units[seed]!.qualified}`;
-        if (!cur || (cur.role === 'check' && v > cur.score)) score.set(r.unit, { score: v, role: 'check', why: `${r.distance === 1 ? 'uses' : `reaches (${r.distance} hops)`} ${this.index.units[seed]!.qualified}` });
+        if (cur && cur.why.startsWith('matches') && r.distance === 1 && !cur.why.includes('; uses')) cur.why += `; uses ${this.index.units[seed]!.qualified}`;
+        if (!cur || (!cur.why.startsWith('matches') && v > cur.score)) {
+          score.set(r.unit, { score: v, role: isTest(pathOf(r.unit)) ? 'test' : 'check', why: `${r.distance === 1 ? 'uses' : `reaches (${r.distance} hops)`} ${this.index.units[seed]!.qualified}` });
+        }
       }
     }
     const ordered = [...score].sort((a, b) => b[1].score - a[1].score || rank[b[0]]! - rank[a[0]]!);
@@ -925,12 +965,13 @@ export class RepoIndex {
       const d = this.info(i);
       return { id: d.id, path: d.path, kind: d.kind, qualified: d.qualified, start_line: d.start_line, end_line: d.end_line, signature: clip(d.signature, 200)!, role: v.role, reason: v.why, score: Number(v.score.toFixed(4)) };
     });
-    const files = new Map<string, { path: string; score: number; role: 'edit' | 'check'; symbols: string[]; is_test: boolean }>();
+    const strength: Record<Role, number> = { test: 0, check: 1, edit: 2 };
+    const files = new Map<string, { path: string; score: number; role: Role; symbols: string[]; is_test: boolean }>();
     for (const [i, v] of ordered) {
-      const path = this.index.paths[this.index.table.fileOf[i]!]!;
-      const f = files.get(path) ?? { path, score: 0, role: 'check' as 'edit' | 'check', symbols: [], is_test: /(^|\/)(tests?|__tests__|spec)\/|(_test|\.test|\.spec|Test)\.[a-z]+$|(^|\/)test_[^/]*$/.test(path) };
+      const path = pathOf(i);
+      const f = files.get(path) ?? { path, score: 0, role: v.role, symbols: [], is_test: isTest(path) };
       f.score = Math.max(f.score, v.score);
-      if (v.role === 'edit') f.role = 'edit';
+      if (strength[v.role] > strength[f.role]) f.role = v.role;
       if (f.symbols.length < 8) f.symbols.push(this.index.units[i]!.qualified);
       files.set(path, f);
     }
