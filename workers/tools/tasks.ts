@@ -3,10 +3,18 @@ import type { CompressTextInput } from '../text/index.js';
 import { textTasks } from '../text/tasks.js';
 import { decodeMetaTokens, encodeMetaTokens, identityEncoding, MetaDecodeError } from './metaTokens.js';
 import { compressToolOutput, type ToolOutputOptions } from './toolOutput.js';
+import { filterCliOutput, type CliFilterOptions } from './cliOutput.js';
 
 /** Pool tasks behind the MCP compression tools: all CPU work stays off the event loop. */
 export const toolTasks = {
   compressToolOutput: (i: { text: string; options?: ToolOutputOptions }) => compressToolOutput(i.text, i.options),
+  /** Filters and counts in one task: both counts are of the text as sent and as answered. */
+  filterCliOutput: (i: { text: string; options?: CliFilterOptions }) => {
+    const r = filterCliOutput(i.text, i.options);
+    const original = countTokens(i.text);
+    const filtered = Math.min(original, countTokens(r.filtered_output));
+    return { ...r, ...(filtered === original ? { filtered_output: i.text, unchanged: true } : { unchanged: false }), original_tokens: original, filtered_tokens: filtered };
+  },
   /** Encodes, and falls back to the escaped identity when the dictionary does not pay for itself. */
   encodeMetaTokens: (i: { text: string; maxEntries?: number; model?: string | null }) => {
     const tokenizer = tokenizerFor(i.model);

@@ -1,5 +1,6 @@
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import type { ToolOutputOptions } from '../../../workers/tools/toolOutput.js';
+import type { CliFilterOptions } from '../../../workers/tools/cliOutput.js';
 import type { Call } from '../call.js';
 import { invalidInput } from '../errors.js';
 import { compressToolDefs, type ToolDef } from './manifest.js';
@@ -14,6 +15,14 @@ export async function compressToolOutput(call: Call, output: string, options: To
     : await countTokensMany(call, [output, r.text]);
   call.report({ inputTokens: original!, outputTokens: compressed!, inputText: output });
   return { ...r, original_tokens: original!, compressed_tokens: compressed! };
+}
+
+/** A test runner's, compiler's or package manager's output down to its failures, errors and summary (filter_cli_output). */
+export async function filterCliOutput(call: Call, output: string, options: CliFilterOptions) {
+  await call.requireQuota();
+  const r = await call.compute('filterCliOutput', { text: output, options }, { field: 'output' });
+  call.report({ inputTokens: r.original_tokens, outputTokens: r.filtered_tokens, inputText: output });
+  return r;
 }
 
 /** Lossless dictionary encoding (compress_meta_tokens). */

@@ -5,7 +5,7 @@ import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
 import { compressRepository } from '../../domain/compression/code.js';
 import { DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
 import { getPreservedOriginal } from '../../domain/compression/originals.js';
-import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens } from '../../domain/compression/toolOutput.js';
+import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens, filterCliOutput } from '../../domain/compression/toolOutput.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 
@@ -56,6 +56,40 @@ export const compressionTools = [
           identifiers_kept: r.identifiers,
           unchanged: r.unchanged,
           ...(args.tool_name ? { tool_name: args.tool_name } : {}),
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'filter_cli_output',
+    category: 'general',
+    plan: 'pro',
+    description:
+      "Cuts a test runner's, compiler's or package manager's output (vitest, jest, pytest, cargo, go test, tsc, npm; others generically) to its failures with their detail, errors and summary; passing tests, progress and library stack frames are folded into counted markers. Lines are kept verbatim.",
+    input: z
+      .object({
+        output: z.string().max(MAX_TOOL_OUTPUT_CHARS).describe('The raw output'),
+        command: z.string().max(500).optional().describe('The command that produced it (helps detection)'),
+        max_block_lines: z.number().int().min(5).max(500).default(40).describe('Detail lines kept per failure'),
+      })
+      .strict(),
+    async handler(args, { call }) {
+      const r = await filterCliOutput(call, args.output, { command: args.command, blockLines: args.max_block_lines });
+      return {
+        result: {
+          filtered_output: r.filtered_output,
+          detected: r.detected,
+          summary: r.summary,
+          failure_lines: r.failure_lines,
+          error_lines: r.error_lines,
+          folded: r.folded,
+          lines_in: r.lines_in,
+          lines_out: r.unchanged ? r.lines_in : r.lines_out,
+          original_tokens: r.original_tokens,
+          filtered_tokens: r.filtered_tokens,
+          tokens_saved: r.original_tokens - r.filtered_tokens,
+          savings_percent: savingsPercent(r.original_tokens, r.filtered_tokens),
+          unchanged: r.unchanged,
         },
       };
     },
