@@ -191,7 +191,7 @@ async function main() {
     const graphml = await timed('export_graph_graphml', { max_nodes: 20_000 });
     const html = await timed('visualize_graph_html', { max_nodes: 300 });
     const toolRows = [
-      `| gc_scan, every rule pack over ${files.length} files: first call / second (cached per file) | ${scan1.ms.toFixed(0)} / ${scan2.ms.toFixed(0)} ms; ${scan1.data.total} findings (${Object.entries(scan1.data.by_rule as Record<string, number>).map(([r, n]) => `${r} ${n}`).join(', ')}) |`,
+      `| gc_scan, every rule pack over ${scan1.data.files_scanned} files: first call / second (cached per file) | ${scan1.ms.toFixed(0)} / ${scan2.ms.toFixed(0)} ms; ${scan1.data.total} findings (${Object.entries(scan1.data.by_rule as Record<string, number>).map(([r, n]) => `${r} ${n}`).join(', ')}) |`,
       `| gc_edit_plan ("${plan.data.request.slice(0, 50)}…"): top files | ${plan.ms.toFixed(0)} ms; ${(plan.data.files as { path: string; role: string }[]).slice(0, 4).map((f) => `${f.path} (${f.role})`).join(', ')} |`,
       `| gc_agent_capsule, 1,000 tokens | ${capsule.ms.toFixed(0)} ms; ${capsule.data.tokens} tokens, sections ${(capsule.data.sections as string[]).join(', ')} |`,
       `| gc_context_render, 2 symbols + 1 file + dependencies, 4,000 tokens | ${render.ms.toFixed(0)} ms; ${render.data.tokens} tokens, ${(render.data.items as { tier: string }[]).map((i) => i.tier).join(' ')} |`,

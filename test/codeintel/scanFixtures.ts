@@ -168,7 +168,10 @@ def find_user(cursor, name):
 
 
 def archive(path):
+    """Like os.popen() but safe."""
     subprocess.run(["tar", "czf", "/tmp/a.tgz", path], check=True)
+    subprocess.Popen(["ver"], shell=True)
+    return eval(r""" '\\x01' """)
 
 
 def parse(expr):
@@ -217,6 +220,10 @@ def config2(text):
 
 def save(obj, f):
     pickle.dump(obj, f)
+
+
+def clone(obj):
+    return pickle.loads(pickle.dumps(obj))
 `,
   },
   'deserialization-java': {

@@ -91,8 +91,12 @@ const PATH_SANITISED = /\b(?:secure_filename|basename|send_from_directory|safe_j
 const CRYPTO_CONTEXT = /passw|passwd|pwd|secret|credential/i;
 const TOKEN_CONTEXT = /token|secret|passw|nonce|salt|session|otp|api_?key|reset|csrf|auth/i;
 
-/** A string literal argument only (no interpolation): `("ls -l")`, `('x')`. */
-const LITERAL_ARG = /^\(\s*(?:"(?:[^"\\$]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`$]*`)\s*[,)]/;
+const STR = '(?:[rRbBuU]{1,2})?(?:"""[\\s\\S]*?"""|\'\'\'[\\s\\S]*?\'\'\'|"(?:[^"\\\\]|\\\\.)*"|\'(?:[^\'\\\\]|\\\\.)*\'|`[^`$]*`)';
+/**
+ * A first argument that is not built from values: no argument at all, a string literal (`("ls -l")`,
+ * `(cmd="exit 0")`), or a list of string literals (`(["ls", "-l"])`).
+ */
+const LITERAL_ARG = new RegExp(String.raw`^\(\s*(?:\)|(?:\w+\s*=\s*)?${STR}\s*[,)]|\[\s*(?:${STR}\s*,?\s*)*\]\s*[,)])`);
 /** Interpolation or concatenation on a line: f-string, template `${`, `+` next to a string, `%` formatting, `.format(`. */
 const INTERPOLATED = /\bf["']|`[^`]*\$\{|["'`]\s*\+|\+\s*["'`]|["']\s*%\s*[\w(]|\.format\s*\(|\bfmt\.Sprintf\s*\(|\bString\.format\s*\(/;
 
@@ -198,7 +202,8 @@ const RULES: Rule[] = [
     message: 'Unsafe deserialization: pickle/marshal/dill loads execute code from the data',
     languages: PY,
     prefilter: /pickle|marshal|dill|shelve/,
-    test: (l) => at(/\b(?:c?[Pp]ickle|_pickle|dill|marshal)\.(?:loads?|Unpickler)\s*\(|\bshelve\.open\s*\(/, l),
+    // A round trip on one line (`pickle.loads(pickle.dumps(x))`) reads back the process's own bytes: not flagged.
+    test: (l) => at(/\b(?:c?[Pp]ickle|_pickle|dill|marshal)\.(?:loads?|Unpickler)\s*\(|\bshelve\.open\s*\(/, l, (m) => !/^\s*(?:[\w.]+\.)?dumps?\s*\(/.test(l.slice(m.index + m[0].length))),
   },
   {
     id: 'deserialization.yaml-load',
