@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { countTokens } from '../../domain/compression/tokens.js';
+import { estimateModelCost } from '../../domain/platform/costs.js';
+import { FIDELITIES } from '../../../workers/shared/fidelity.js';
+
+const COMPRESSIBLE = FIDELITIES.filter((f) => f !== 'raw') as [Exclude<(typeof FIDELITIES)[number], 'raw'>, ...Exclude<(typeof FIDELITIES)[number], 'raw'>[]];
 
 export const analyticsTools = [
   defineTool({
@@ -23,6 +27,29 @@ export const analyticsTools = [
           bytes,
         },
       };
+    },
+  }),
+  defineTool({
+    name: 'estimate_model_cost',
+    readOnly: true,
+    category: 'analytics',
+    plan: 'pro',
+    advisory: true,
+    description:
+      'Cost of a prompt per model at list prices from a dated price table (input and output, times calls), cheapest first; with fidelity, also the cost with the input compressed to that level. Give text or input_tokens.',
+    input: z
+      .object({
+        text: z.string().max(2_000_000).optional(),
+        input_tokens: z.number().int().min(0).max(100_000_000).optional(),
+        output_tokens: z.number().int().min(0).max(10_000_000).default(0).describe('Expected output tokens per call'),
+        models: z.array(z.string().min(1).max(100)).max(30).optional().describe('Default: every priced model'),
+        fidelity: z.enum(COMPRESSIBLE).optional(),
+        calls: z.number().int().min(1).max(100_000_000).default(1),
+      })
+      .strict()
+      .refine((a) => (a.text === undefined) !== (a.input_tokens === undefined), { message: 'Give exactly one of text or input_tokens', path: ['text'] }),
+    async handler(args, ctx) {
+      return { result: await estimateModelCost(ctx.call, ctx.services.llm.prices, args) };
     },
   }),
 ];

@@ -72,6 +72,7 @@ export default {
     { tool: 'adapt_to_context_window', spec: 'general: adapt_to_context_window', args: { text: sampleDocument(), context_window: 4_000, used_tokens: 2_500 } },
     { tool: 'detect_hallucination', spec: 'general: detect_hallucination', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
     // Fields not shown in the spec: only the status and result shape are checked.
+    { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
     { tool: 'filter_cli_output', spec: 'general: filter_cli_output', args: { output: BUILD_LOG, command: 'npx vitest run' } },
     {
       tool: 'get_original_output',
