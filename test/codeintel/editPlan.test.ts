@@ -1,5 +1,6 @@
 // gc_edit_plan on the index itself: plural words find singular names, test code is role test
 // (counted half, so the code under change comes first), and what uses the seeds is role check.
+// Also the capsule's external modules and gc_context_render's dependency accounting.
 import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../../workers/code/index.js';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
@@ -28,5 +29,28 @@ describe('gc_edit_plan ranking', () => {
     expect(plan.symbols.find((x) => x.qualified === 'endpoint')).toMatchObject({ role: 'check' });
     // "saves" asked for "save" too.
     expect(plan.symbols.some((x) => x.qualified === 'Store.save' && x.role === 'edit')).toBe(true);
+  });
+});
+
+describe('gc_agent_capsule and gc_context_render details', () => {
+  it('external modules are packages, not relative imports the resolver could not place', () => {
+    const idx = new RepoIndex();
+    const extra = "import { z } from 'zod';\nimport { gone } from './missing.js';\n\nexport function check(v: unknown) {\n  return z.string().parse(gone(v));\n}\n";
+    idx.apply([...Object.entries(REPO), ['src/check.ts', extra]].map(([p, c]) => analyzeFile({ path: p!, content: c! })), []);
+    const c = idx.capsule({ token_budget: 2000, query: null, top: 10 });
+    const section = c.capsule.split('## External modules')[1]!.split('##')[0]!;
+    expect(section).toContain('- zod (1 files)');
+    expect(section).not.toContain('missing');
+  });
+
+  it('dependencies that do not fit are counted, not listed as omitted items', () => {
+    const idx = new RepoIndex();
+    idx.apply(Object.entries(REPO).map(([p, c]) => analyzeFile({ path: p, content: c })), []);
+    const alone = idx.contextRender({ symbols: ['handle'], files: [], token_budget: 4000, include_dependencies: false });
+    const tight = idx.contextRender({ symbols: ['handle'], files: [], token_budget: alone.tokens + 2, include_dependencies: true });
+    expect(tight.items).toEqual([expect.objectContaining({ ref: 'handle', tier: 'full' })]);
+    expect(tight.dependencies_omitted).toBeGreaterThan(0);
+    expect(tight.result_incomplete).toBe(false);
+    expect(tight.tokens).toBeLessThanOrEqual(alone.tokens + 2);
   });
 });

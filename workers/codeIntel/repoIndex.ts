@@ -745,6 +745,7 @@ export class RepoIndex {
       return false;
     };
     const shown = new Set<number>();
+    let dependenciesOmitted = 0;
     const place = (kind: 'symbol' | 'dependency', ref: string, i: number, allowFull: boolean) => {
       const u = this.index.units[i]!;
       const path = this.index.paths[this.index.table.fileOf[i]!]!;
@@ -769,7 +770,8 @@ export class RepoIndex {
         used += t;
         shown.add(i);
         items.push({ ...base, tier: 'signature', tokens: t });
-      } else items.push({ ...base, tier: 'omitted', tokens: 0 });
+      } else if (kind === 'dependency') dependenciesOmitted++;
+      else items.push({ ...base, tier: 'omitted', tokens: 0 });
     };
     const chosen: number[] = [];
     for (const s of opts.symbols) {
@@ -825,8 +827,10 @@ export class RepoIndex {
       token_budget: budget,
       items,
       omitted: items.filter((x) => x.tier === 'omitted').map((x) => x.ref),
+      /** Dependencies that did not fit (not listed in items). */
+      dependencies_omitted: dependenciesOmitted,
       not_found: notFound,
-      result_incomplete: notFound.length > 0 || items.some((x) => x.tier === 'omitted' && x.kind !== 'dependency'),
+      result_incomplete: notFound.length > 0 || items.some((x) => x.tier === 'omitted'),
     };
   }
 
@@ -892,7 +896,11 @@ export class RepoIndex {
       if (calls.length && /(^|\/)(main|cli|app|server|index|__main__|manage)\.[a-z]+$/.test(a.path)) entries.push(`- ${a.path}: calls ${calls.slice(0, 5).join(', ')}`);
     }
     add('entry points', ['## Entry points', ...entries.slice(0, opts.top)]);
-    add('external modules', ['## External modules', ...s.external_modules.map((m) => `- ${m.module} (${m.files} files)`)]);
+    // Relative imports the resolver could not place are the repository's own files, not external modules.
+    const external = new Map<string, number>();
+    for (const pf of this.index.imports.perFile) for (const m of pf.unresolved) if (!m.startsWith('.')) external.set(m, (external.get(m) ?? 0) + 1);
+    const ext = [...external].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, opts.top);
+    add('external modules', ['## External modules', ...ext.map(([m, n]) => `- ${m} (${n} files)`)]);
     add('next', ['## Next', '- gc_repo_map {query, focus_files} for a ranked map; gc_defs / gc_refs / gc_callers for one symbol; gc_edit_plan {request} before a change.']);
     const capsule = out.join('\n');
     return { capsule, tokens: countTokens(capsule), token_budget: budget, sections: included, dropped_sections: dropped, files: s.files, units: s.units };
