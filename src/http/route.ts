@@ -40,6 +40,18 @@ export interface Reply {
   stream?: AsyncIterable<string>;
 }
 
+export interface RouteDoc {
+  summary?: string;
+  description?: string;
+  /** Success status when it is not 200. */
+  status?: number;
+  /** Success content type when it is not JSON. */
+  contentType?: string;
+  response?: string;
+  requestExample?: unknown;
+  responseExample?: unknown;
+}
+
 export interface RouteSpec<B = unknown, Q = unknown> {
   method: Method;
   path: string;
@@ -52,6 +64,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** Takes a whole repository (many files): MAX_REPOSITORY_BODY_BYTES instead of MAX_BODY_BYTES. */
   repositoryBody?: true;
   query?: z.ZodType<Q, z.ZodTypeDef, unknown>;
+  /** What /openapi.json says beyond the schemas (src/routes/openapi.ts); all optional. */
+  doc?: RouteDoc;
   handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;
 }
 

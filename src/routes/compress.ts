@@ -109,6 +109,11 @@ export const compressRoutes = [
     auth: 'key',
     usage: true,
     body: CompressBody,
+    doc: {
+      summary: 'Compress text',
+      description: 'Fewer tokens that keep the meaning; with query, the sections relevant to it come first. X-Semantic-Cache: hit on a stored answer.',
+      requestExample: { text: 'The service compresses text. It keeps the meaning and drops the filler.', fidelity: 'balanced' },
+    },
     async handler({ body, call }) {
       const result = await compressTextCached(call, body);
       return { raw: result.body, headers: { 'x-semantic-cache': result.cache } };
@@ -118,6 +123,11 @@ export const compressRoutes = [
     method: 'POST',
     path: '/v1/batch-compress',
     auth: 'key',
+    doc: {
+      summary: 'Compress up to 50 documents',
+      description: 'One result per document (a failed one carries error) and a summary; Accept: application/x-ndjson streams each result as it finishes.',
+      requestExample: { documents: [{ id: 'a', text: 'First document. It has two sentences.' }, { id: 'b', text: 'Second one.', fidelity: 'outline' }] },
+    },
     body: BatchBody,
     async handler({ body, call, services, headers }) {
       // Each document is a call of its own (method batch, one usage event with its status); the

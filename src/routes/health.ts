@@ -83,6 +83,7 @@ export const healthRoutes = [
     method: 'GET',
     path: '/metrics',
     auth: 'public',
+    doc: { summary: 'Prometheus metrics', contentType: 'text/plain' },
     handler: ({ services }) => ({ raw: services.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
   }),
 ];

@@ -4,6 +4,7 @@ import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
 import { detectRoutes } from './detect.js';
 import { discoveryRoutes } from './discovery.js';
+import { openApiRoutes } from './openapi.js';
 import { healthRoutes } from './health.js';
 import { internalRoutes } from './internal.js';
 import { keyRoutes } from './keys.js';
@@ -23,6 +24,7 @@ import { webhookRoutes } from './webhooks.js';
 export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...healthRoutes,
   ...discoveryRoutes,
+  ...openApiRoutes,
   ...compressRoutes,
   ...codeRoutes,
   ...detectRoutes,

@@ -143,6 +143,21 @@ export default {
     },
     {
       method: 'GET',
+      path: '/openapi.json',
+      spec: 'discovery documents (/.well-known/*); "The public docs address is {docs_url}"',
+      outsideSpec: 'The OpenAPI 3.1 description of the REST routes, generated from the route registry and the zod schemas (issue 24); the spec lists discovery documents but not this one.',
+      request: { key: null },
+      status: 200,
+      // OpenAPI 3.1.0 (another standard): openapi, info.title, info.version and paths are its required fields.
+      fields: { openapi: t.const('3.1.0'), 'info.title': t.string, 'info.version': t.string, paths: t.object, 'components.securitySchemes.bearerAuth.scheme': t.const('bearer') },
+      check: (res) => {
+        const compress = res.json.paths['/v1/compress']?.post;
+        if (!compress?.requestBody || !compress.responses['422']) throw new Error('POST /v1/compress should carry its request body and the 422 HTTPValidationError');
+        if (res.json.paths['/health']?.get?.security?.length !== 0) throw new Error('a public route should be marked security: []');
+      },
+    },
+    {
+      method: 'GET',
       path: '/internal/benchmark-aggregate',
       spec: 'GET /internal/benchmark-aggregate | header X-Internal-Token | aggregated benchmark rows; 401 when the header is missing or wrong',
       request: (c) => ({ key: null, headers: { 'x-internal-token': c.internalToken } }),
