@@ -21,6 +21,7 @@ COPY --from=build --chown=gc:gc /app/package.json ./
 COPY --from=build --chown=gc:gc /app/node_modules ./node_modules
 COPY --from=build --chown=gc:gc /app/dist ./dist
 COPY --chown=gc:gc src/store/migrations ./src/store/migrations
+COPY --chown=gc:gc src/dashboard/static ./src/dashboard/static
 COPY --chown=gc:gc models ./models
 USER gc
 EXPOSE 8080

@@ -3,6 +3,7 @@ import { a2aRoutes } from './a2a.js';
 import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
 import { detectRoutes } from './detect.js';
+import { dashboardRoutes } from './dashboard.js';
 import { discoveryRoutes } from './discovery.js';
 import { openApiRoutes } from './openapi.js';
 import { healthRoutes } from './health.js';
@@ -24,6 +25,7 @@ import { webhookRoutes } from './webhooks.js';
 export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...healthRoutes,
   ...discoveryRoutes,
+  ...dashboardRoutes,
   ...openApiRoutes,
   ...compressRoutes,
   ...codeRoutes,

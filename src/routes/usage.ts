@@ -7,6 +7,7 @@ import {
   monthlyUsage,
   usageByCache,
   usageByClient,
+  usageByFidelity,
   usageByKey,
   usageByModel,
   usageByTool,
@@ -90,6 +91,15 @@ export const usageRoutes = [
     query: DaysQuery,
     async handler({ query, principal, services }) {
       return { body: { days: query.days, data: await usageByModel(services.db, principal.userId, query.days) } };
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/usage/by-fidelity',
+    auth: 'key',
+    query: DaysQuery,
+    async handler({ query, principal, services }) {
+      return { body: { days: query.days, data: await usageByFidelity(services.db, principal.userId, query.days) } };
     },
   }),
   defineRoute({

@@ -64,6 +64,18 @@ export async function usageByModel(db: Queryable, userId: string, days: number) 
   );
 }
 
+/** Savings per fidelity level (beyond the spec; the dashboard's by-fidelity chart). Calls without a level are 'none'. */
+export async function usageByFidelity(db: Queryable, userId: string, days: number) {
+  return db.query<{ fidelity: string; compressions: number; original_tokens: number; tokens_saved: number; avg_savings_percent: number }>(
+    `select coalesce(e.fidelity, 'none') as fidelity, count(*)::int as compressions,
+            sum(e.input_tokens)::int8 as original_tokens, sum(${SAVED})::int8 as tokens_saved,
+            round(avg(e.savings_percent)::numeric, 1)::float8 as avg_savings_percent
+       from usage_events e where e.user_id = $1 and ${SINCE_DAYS} and ${COMPRESSING}
+      group by 1 order by compressions desc, fidelity`,
+    [userId, days],
+  );
+}
+
 export async function usageByCache(db: Queryable, userId: string, days: number) {
   const [row] = await db.query<{ hits: number; misses: number; tokens_saved_hits: number; tokens_saved_misses: number }>(
     `select count(*) filter (where e.cache_hit)::int as hits, count(*) filter (where not e.cache_hit)::int as misses,
