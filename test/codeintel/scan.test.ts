@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../../workers/code/index.js';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
-import { PACKS, scanFile } from '../../workers/codeIntel/scan.js';
+import { PACKS, SCAN_VERSION, scanFile } from '../../workers/codeIntel/scan.js';
+import { codeIntelTasks, type RepoFileAnalysis } from '../../workers/codeIntel/tasks.js';
 import { BENIGN, POSITIVE } from './scanFixtures.js';
 
 const lang = (path: string) => analyzeFile({ path, content: 'x' }).language;
@@ -85,5 +86,28 @@ describe('gc_scan rule packs', () => {
     idx.apply([analyzeFile({ path: POSITIVE.deserialization!.path, content: fixed })], []);
     const again = idx.scan({ packs: ['deserialization'], rules: null, path_prefix: 'app/', min_severity: 'low', suppressed: [], limit: 1000 });
     expect(again.findings.map((f) => f.rule_id)).toEqual(['deserialization.pickle']);
+  });
+
+  it('findings are computed with the parse in the pool and stored with the analysis; other rules are scanned again', () => {
+    const files = Object.values(POSITIVE).map((f) => ({ path: f.path, content: f.content }));
+    const out = codeIntelTasks.codeIntelAnalyse({ files, known: {} });
+    const analyses = out.analysed.map((a) => JSON.parse(a.json) as RepoFileAnalysis);
+    for (const a of analyses) {
+      expect(a.scan!.version).toBe(SCAN_VERSION);
+      expect(a.scan!.findings).toEqual(scanFile(a.path, a.language, a.content));
+    }
+    const opts = { packs: null, rules: null, path_prefix: null, min_severity: 'low' as const, suppressed: [], limit: 1000 };
+    const idx = new RepoIndex();
+    idx.apply(analyses, []);
+    const stored = idx.scan(opts);
+    expect(stored.rescanned_files).toBe(0);
+    // Findings stored by an earlier build of the rules are not trusted: the thread scans again (once).
+    const stale = analyses.map((a) => ({ ...a, scan: { version: 'older', findings: [] } }));
+    const idx2 = new RepoIndex();
+    idx2.apply(stale, []);
+    const again = idx2.scan(opts);
+    expect(again.rescanned_files).toBe(analyses.length);
+    expect(again.findings).toEqual(stored.findings);
+    expect(idx2.scan(opts).rescanned_files).toBe(0);
   });
 });

@@ -77,6 +77,7 @@ describe(`code intelligence tools, continued (${DB_KIND})`, () => {
     const r = await call(s, 'gc_scan', {});
     expect(r.isError, JSON.stringify(r.data)).toBe(false);
     expect(r.data.files_scanned).toBe(SCAN_FILES.length);
+    expect(r.data.rescanned_files).toBe(0); // found in the pool when gc_orient parsed them
     const findings = r.data.findings as Finding[];
     for (const fx of Object.values(POSITIVE)) {
       const rules = new Set(findings.filter((f) => f.path === fx.path).map((f) => f.rule_id));

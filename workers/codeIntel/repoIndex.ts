@@ -15,7 +15,7 @@ import { computeLineStarts, indentAt } from '../code/text.js';
 import { countTokens } from '../shared/tokens.js';
 import { toGraphml, toHtml } from './exports.js';
 import { pagerank } from '../shared/pagerank.js';
-import { PACKS, rulesOf, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
+import { PACKS, rulesOf, SCAN_VERSION, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
 import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
@@ -1007,11 +1007,17 @@ export class RepoIndex {
     const floor = SEVERITY_ORDER[opts.min_severity];
     const all: ScanFinding[] = [];
     let scanned = 0;
+    let rescanned = 0;
     for (const a of this.index.analyses) {
       if (opts.path_prefix && !a.path.startsWith(opts.path_prefix)) continue;
       scanned++;
-      let found = this.scanCache.get(a);
-      if (!found) this.scanCache.set(a, (found = scanFile(a.path, a.language, a.content)));
+      // Findings computed in the pool at ingest when the rules are the same; else scanned here once and cached.
+      const stored = (a as RepoFileAnalysis).scan;
+      let found = stored?.version === SCAN_VERSION ? stored.findings : this.scanCache.get(a);
+      if (!found) {
+        this.scanCache.set(a, (found = scanFile(a.path, a.language, a.content)));
+        rescanned++;
+      }
       for (const f of found) {
         if (!packs.includes(f.pack) || SEVERITY_ORDER[f.severity] < floor) continue;
         if (opts.rules && opts.rules.length && !opts.rules.includes(f.rule_id)) continue;
@@ -1037,6 +1043,8 @@ export class RepoIndex {
       truncated: all.length > opts.limit,
       by_severity: bySeverity,
       by_rule: byRule,
+      /** Files scanned in this call (no findings from the ingest under the current rules, not cached yet). */
+      rescanned_files: rescanned,
       timings_ms: { scan: Math.round(performance.now() - t0) },
     };
   }

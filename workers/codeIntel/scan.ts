@@ -4,6 +4,8 @@
 // evidence in one file, and its fingerprint is a hash of (rule id, path, normalised evidence):
 // stable across runs and when unrelated lines move the occurrence to another line number.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { splitIdentifier } from '../code/text.js';
 
 export type Severity = 'low' | 'medium' | 'high' | 'critical';
@@ -304,6 +306,18 @@ const RULES: Rule[] = [
 ];
 
 export const RULE_IDS: readonly string[] = RULES.map((r) => r.id);
+
+/**
+ * Version of the rules: a hash of this module's own text, so any change to a rule, a pattern or the
+ * grouping retires findings stored by an earlier build (they are recomputed on the next scan).
+ */
+export const SCAN_VERSION: string = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 16);
+
+/** Findings of one file as stored with its analysis at ingest (computed in the pool). */
+export interface StoredScan {
+  version: string;
+  findings: ScanFinding[];
+}
 
 export function rulesOf(packs: readonly Pack[] | null): Array<{ id: string; pack: Pack; severity: Severity; message: string }> {
   return RULES.filter((r) => !packs || packs.includes(r.pack)).map((r) => ({ id: r.id, pack: r.pack, severity: r.severity, message: r.message }));

@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { analyzeInternal } from '../code/analyze.js';
 import type { FileAnalysis } from '../code/types.js';
+import { SCAN_VERSION, scanFile, type StoredScan } from './scan.js';
 
 /** What module-level code (outside every definition and import) calls and names: refs from top-level code. */
 export interface ModuleUses {
@@ -10,7 +11,8 @@ export interface ModuleUses {
   identifiers: string[];
 }
 
-export type RepoFileAnalysis = FileAnalysis & { module?: ModuleUses };
+/** `scan`: gc_scan's findings of the file, computed with the parse (in the pool); absent in analyses stored before gc_scan. */
+export type RepoFileAnalysis = FileAnalysis & { module?: ModuleUses; scan?: StoredScan };
 
 const NOT_CALLS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'typeof', 'await', 'super', 'import', 'elif', 'and', 'or', 'not', 'in', 'is', 'sizeof', 'defined', 'match', 'with', 'assert', 'del', 'print', 'lambda', 'yield', 'void', 'delete', 'throw', 'new', 'else', 'do', 'case', 'default', 'func', 'fn', 'def', 'class', 'struct', 'enum', 'impl', 'static', 'const', 'let', 'var', 'export', 'async']);
 const CALL_RE = /([A-Za-z_$][\w$]*)\s*(?:<[^<>()\n]*>)?\s*\(/g;
@@ -92,6 +94,7 @@ export const codeIntelTasks = {
       try {
         const { analysis } = analyzeInternal({ path: f.path, content: f.content, language: f.language ?? null });
         (analysis as RepoFileAnalysis).module = moduleUses(analysis);
+        (analysis as RepoFileAnalysis).scan = { version: SCAN_VERSION, findings: scanFile(analysis.path, analysis.language, analysis.content) };
         out.analysed.push({
           path: f.path,
           hash,
