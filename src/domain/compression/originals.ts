@@ -33,3 +33,25 @@ export async function listPreservedOriginals(
     [userId, `${prefix}%`, options.limit],
   );
 }
+
+/** One page of the user's preserved originals (list_tee_entries): newest first, with a preview. */
+export async function pagePreservedOriginals(db: Queryable, userId: string, page: number, pageSize: number, previewChars: number) {
+  const rows = await db.query<{ id: string; content_tokens: number; created_at: Date; chars: number; preview: string; total: number }>(
+    `select id, content_tokens, created_at, length(content)::int as chars, left(content, $4) as preview, count(*) over ()::int as total
+       from preserved_originals where user_id = $1 order by created_at desc, id limit $2 offset $3`,
+    [userId, pageSize, (page - 1) * pageSize, previewChars],
+  );
+  const total = rows[0]?.total ?? (page > 1 ? (await preservedStats(db, userId)).entries : 0);
+  return { rows, total };
+}
+
+/** What the user's store of originals holds (tee_store_stats). */
+export async function preservedStats(db: Queryable, userId: string) {
+  const [row] = await db.query<{ entries: number; content_tokens: number; bytes: number; oldest: Date | null; newest: Date | null }>(
+    `select count(*)::int as entries, coalesce(sum(content_tokens), 0)::int8 as content_tokens,
+            coalesce(sum(octet_length(content)), 0)::int8 as bytes, min(created_at) as oldest, max(created_at) as newest
+       from preserved_originals where user_id = $1`,
+    [userId],
+  );
+  return { entries: row!.entries, content_tokens: Number(row!.content_tokens), bytes: Number(row!.bytes), oldest: row!.oldest, newest: row!.newest };
+}

@@ -4,7 +4,7 @@ import { savingsPercent } from '../../../workers/shared/stats.js';
 import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
 import { compressRepository } from '../../domain/compression/code.js';
 import { DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
-import { getPreservedOriginal } from '../../domain/compression/originals.js';
+import { getPreservedOriginal, pagePreservedOriginals, preservedStats, PRESERVE_ABOVE_SAVINGS } from '../../domain/compression/originals.js';
 import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens, filterCliOutput } from '../../domain/compression/toolOutput.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
@@ -190,6 +190,56 @@ export const compressionTools = [
       const row = await getPreservedOriginal(ctx.services.db, ctx.principal.userId, original_id);
       if (!row) throw notFound(`No preserved original ${original_id}`);
       return { result: { original_id, content: row.content, content_tokens: row.content_tokens, created_at: new Date(row.created_at).toISOString() } };
+    },
+  }),
+  defineTool({
+    name: 'list_tee_entries',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'Lists the originals kept for get_original_output (compressions that removed more than 80% of the tokens), newest first, with a preview.',
+    input: z
+      .object({
+        page: z.number().int().min(1).max(1_000_000).default(1),
+        page_size: z.number().int().min(1).max(100).default(20),
+        preview_chars: z.number().int().min(0).max(1000).default(160),
+      })
+      .strict(),
+    async handler({ page, page_size, preview_chars }, ctx) {
+      const { rows, total } = await pagePreservedOriginals(ctx.services.db, ctx.principal.userId, page, page_size, preview_chars);
+      return {
+        result: {
+          entries: rows.map((r) => ({ original_id: r.id, content_tokens: r.content_tokens, chars: r.chars, preview: r.preview, created_at: new Date(r.created_at).toISOString() })),
+          page,
+          page_size,
+          total,
+        },
+      };
+    },
+  }),
+  defineTool({
+    name: 'tee_store_stats',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'What the store of originals (get_original_output) holds for you: entries, tokens, bytes, oldest and newest, and the rule that fills it.',
+    input: z.object({}).strict(),
+    async handler(_args, ctx) {
+      const s = await preservedStats(ctx.services.db, ctx.principal.userId);
+      return {
+        result: {
+          entries: s.entries,
+          content_tokens: s.content_tokens,
+          bytes: s.bytes,
+          oldest: s.oldest ? new Date(s.oldest).toISOString() : null,
+          newest: s.newest ? new Date(s.newest).toISOString() : null,
+          preserve_above_savings_percent: PRESERVE_ABOVE_SAVINGS,
+        },
+      };
     },
   }),
   defineTool({

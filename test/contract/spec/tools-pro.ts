@@ -73,6 +73,8 @@ export default {
     { tool: 'detect_hallucination', spec: 'general: detect_hallucination', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
     // Fields not shown in the spec: only the status and result shape are checked.
     { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
+    { tool: 'list_tee_entries', spec: 'general: list_tee_entries', args: { page_size: 5 } },
+    { tool: 'tee_store_stats', spec: 'general: tee_store_stats', args: {} },
     { tool: 'filter_cli_output', spec: 'general: filter_cli_output', args: { output: BUILD_LOG, command: 'npx vitest run' } },
     {
       tool: 'get_original_output',
