@@ -10,6 +10,7 @@ import { createCommerce, type CommerceSettings } from './domain/commerce/commerc
 import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
+import { startTaskSweeper } from './domain/federation/tasks.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
@@ -122,6 +123,8 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // Runs resume (or fail with a reason) once we listen; they stop before the hub, the pool and the database.
     runs.start(services, mcpNodeTools(services));
     opened.splice(opened.length - 1, 0, () => runs.close());
+    // Delegated A2A tasks past their deadline expire (docs/federation.md).
+    opened.splice(opened.length - 1, 0, startTaskSweeper(services));
 
     let closing: Promise<void> | null = null;
     return {

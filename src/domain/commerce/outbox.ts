@@ -1,6 +1,7 @@
 import type { CircuitBreaker } from '../../lib/breaker.js';
 import type { EmailMessage, EmailProvider } from '../../providers/email.js';
 import type { Queryable } from '../../store/db.js';
+import { deliverWebhook } from '../federation/webhooks.js';
 
 /**
  * Transactional outbox. Producers insert a row (in the same transaction as the record it is
@@ -9,7 +10,7 @@ import type { Queryable } from '../../store/db.js';
  * the provider accepted it, so an outage loses nothing: the rows wait and go out after recovery.
  */
 
-export type OutboxKind = 'email';
+export type OutboxKind = 'email' | 'webhook';
 
 export async function enqueueEmail(db: Queryable, message: EmailMessage): Promise<string> {
   const [row] = await db.query<{ id: string }>(`insert into outbox (kind, payload) values ('email', $1::text::jsonb) returning id`, [
@@ -21,7 +22,8 @@ export async function enqueueEmail(db: Queryable, message: EmailMessage): Promis
 export interface OutboxRow {
   id: string;
   kind: string;
-  payload: EmailMessage;
+  /** An EmailMessage (kind email) or a webhook event delivery (kind webhook). */
+  payload: unknown;
   status: string;
   attempts: number;
   next_attempt_at: Date;
@@ -92,18 +94,20 @@ export class OutboxSender {
     let delivered = 0;
     for (const row of rows) {
       if (this.stopped) break;
-      if (!this.breaker.allow()) {
+      // The breaker guards the e-mail provider; webhook rows (each its own receiver) retry on their own.
+      const guarded = row.kind === 'email';
+      if (guarded && !this.breaker.allow()) {
         // Provider known to be down: wait for the breaker's cool-down without spending an attempt.
         await this.db.query(`update outbox set next_attempt_at = now() + interval '1 second' where id = $1`, [row.id]);
         continue;
       }
       try {
         await this.deliver(row);
-        this.breaker.success();
+        if (guarded) this.breaker.success();
         await this.db.query(`update outbox set status = 'delivered', delivered_at = now(), attempts = attempts + 1, last_error = null where id = $1`, [row.id]);
         delivered++;
       } catch (err) {
-        this.breaker.failure();
+        if (guarded) this.breaker.failure();
         const attempts = row.attempts + 1;
         const dead = attempts >= this.options.maxAttempts;
         const wait = backoffMs(attempts, this.options.backoffBaseMs, this.options.backoffMaxMs);
@@ -119,7 +123,8 @@ export class OutboxSender {
   }
 
   private async deliver(row: OutboxRow): Promise<void> {
-    if (row.kind === 'email') return this.email.send(row.payload, row.id);
+    if (row.kind === 'email') return this.email.send(row.payload as EmailMessage, row.id);
+    if (row.kind === 'webhook') return deliverWebhook(this.db, row.payload as Parameters<typeof deliverWebhook>[1]);
     throw new Error(`unknown outbox kind ${row.kind}`);
   }
 }

@@ -188,8 +188,8 @@ export const knowledgeTools = [
     plan: 'pro',
     needsProject: true,
     description:
-      "Shares an item of the key's own project with an external A2A peer (records the grant; idempotent: the same item and peer give the same share_id). Private items are refused with cannot_share_private.",
-    input: z.object({ item_id: itemId, peer_id: z.string().trim().min(1).max(200).describe('The A2A peer id') }).strict(),
+      "Shares an item of the key's own project with one of your registered A2A peers (peer_id from GET /v1/agents/a2a-peers; an unknown peer is not_found). Idempotent: the same item and peer give the same share_id, the grant listed by /v1/projects/{project_id}/shares. Private items are refused with cannot_share_private.",
+    input: z.object({ item_id: itemId, peer_id: z.string().trim().min(1).max(200).describe('A registered A2A peer id (UUID, GET /v1/agents/a2a-peers)') }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const { share, created } = await grantShare(ctx.services.db, ctx.principal, project, args.item_id, args.peer_id);
