@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeFile } from '../../workers/code/index.js';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
+import { countTokens } from '../../workers/shared/tokens.js';
 import { REPO } from './fixtures.js';
+import { BENIGN, POSITIVE } from './scanFixtures.js';
 
 const TEST_FILE = `from pkg.store import Store
 
@@ -52,5 +54,21 @@ describe('gc_agent_capsule and gc_context_render details', () => {
     expect(tight.dependencies_omitted).toBeGreaterThan(0);
     expect(tight.result_incomplete).toBe(false);
     expect(tight.tokens).toBeLessThanOrEqual(alone.tokens + 2);
+  });
+
+  it('the rendered text and the capsule never exceed the budget, whatever was asked', () => {
+    const idx = new RepoIndex();
+    const more = [...Object.values(POSITIVE), ...Object.values(BENIGN)].map((f) => [f.path, f.content] as const);
+    idx.apply([...Object.entries(REPO), ...more].map(([p, c]) => analyzeFile({ path: p, content: c })), []);
+    const symbols = ['Store.save', 'handle', 'Greeter', 'find_user', 'restore', 'download', 'hash_password'];
+    const files = ['app/queries.py', 'src/util.ts', 'app/files_safe.py'];
+    for (const budget of [64, 90, 150, 256, 400, 700, 1500]) {
+      for (let k = 0; k <= symbols.length; k++) {
+        const r = idx.contextRender({ symbols: symbols.slice(0, k), files: files.slice(0, (k % 3) + 1), token_budget: budget, include_dependencies: k % 2 === 1 });
+        expect(countTokens(r.rendered), `render ${budget}/${k}`).toBeLessThanOrEqual(budget);
+        const c = idx.capsule({ token_budget: budget, query: k % 2 ? 'store value' : null, top: 10 });
+        expect(countTokens(c.capsule), `capsule ${budget}/${k}`).toBeLessThanOrEqual(budget);
+      }
+    }
   });
 });

@@ -738,7 +738,8 @@ export class RepoIndex {
     const notFound: string[] = [];
     let used = 0;
     const taken = new Set<number>();
-    const fits = (t: number) => used + t <= budget;
+    // Each piece also pays for the newline that joins it to the next.
+    const fits = (t: number) => used + t + 1 <= budget;
     // A unit is covered when it or an enclosing unit was rendered in full (a class's signature does not show its methods).
     const covered = (i: number) => {
       for (let p = i; p >= 0; p = this.index.units[p]!.parent) if (taken.has(p)) return true;
@@ -757,7 +758,7 @@ export class RepoIndex {
         const t = countTokens(full);
         if (fits(t)) {
           parts.push(full);
-          used += t;
+          used += t + 1;
           taken.add(i);
           items.push({ ...base, tier: 'full', tokens: t });
           return;
@@ -767,7 +768,7 @@ export class RepoIndex {
       const t = countTokens(sig);
       if (fits(t)) {
         parts.push(sig);
-        used += t;
+        used += t + 1;
         shown.add(i);
         items.push({ ...base, tier: 'signature', tokens: t });
       } else if (kind === 'dependency') dependenciesOmitted++;
@@ -793,13 +794,13 @@ export class RepoIndex {
       const t = countTokens(whole);
       if (fits(t)) {
         parts.push(whole);
-        used += t;
+        used += t + 1;
         items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'full', tokens: t });
         const base = this.unitIndex(f, 0);
         for (let j = 0; j < a.units.length; j++) taken.add(base + j);
         continue;
       }
-      const remaining = budget - used;
+      const remaining = budget - used - 1;
       const base = this.unitIndex(f, 0);
       const order = Array.from({ length: a.units.length }, (_, j) => base + j).filter((i) => !covered(i));
       const rank = this.index.rank;
@@ -808,7 +809,7 @@ export class RepoIndex {
       const ot = output ? countTokens(output) : 0;
       if (output && fits(ot)) {
         parts.push(output);
-        used += ot;
+        used += ot + 1;
         items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'skeleton', tokens: ot });
       } else items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'omitted', tokens: 0 });
     }
@@ -820,7 +821,14 @@ export class RepoIndex {
       deps.sort((x, y) => rank[y]! - rank[x]!);
       for (const d of deps) place('dependency', this.index.units[d]!.id, d, false);
     }
-    const rendered = parts.join('\n');
+    let rendered = parts.join('\n');
+    // Token counts of the pieces are an estimate of the joined text; drop trailing pieces if the join pushed it over.
+    while (parts.length > 0 && countTokens(rendered) > budget) {
+      parts.pop();
+      const last = [...items].reverse().find((x) => x.tier !== 'omitted');
+      if (last) Object.assign(last, { tier: 'omitted', tokens: 0 });
+      rendered = parts.join('\n');
+    }
     return {
       rendered,
       tokens: rendered ? countTokens(rendered) : 0,
@@ -854,17 +862,17 @@ export class RepoIndex {
       let take = lines.length;
       let text = `${lines.join('\n')}\n`;
       let t = countTokens(text);
-      while (used + t > budget && take > 2) {
+      while (used + t + 1 > budget && take > 2) {
         take--;
         text = `${lines.slice(0, take).join('\n')}\n`;
         t = countTokens(text);
       }
-      if (used + t > budget) {
+      if (used + t + 1 > budget) {
         dropped.push(name);
         return;
       }
       out.push(text);
-      used += t;
+      used += t + 1;
       included.push(take < lines.length ? `${name} (${take - 1} of ${lines.length - 1})` : name);
     };
     const langs = Object.entries(s.languages).sort((a, b) => b[1] - a[1]).map(([l, n]) => `${l} ${n}`).join(', ');
