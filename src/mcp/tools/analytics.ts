@@ -2,6 +2,10 @@ import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { countTokens } from '../../domain/compression/tokens.js';
 import { estimateModelCost } from '../../domain/platform/costs.js';
+import { calculateRoi, discoverSavings, savingsInline, savingsReport } from '../../domain/accounts/savings.js';
+
+const days = z.number().int().min(1).max(365).default(30);
+const pricingModel = z.string().min(1).max(100).optional().describe('Price tokens at this model (default: your most used priced model)');
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 
 const COMPRESSIBLE = FIDELITIES.filter((f) => f !== 'raw') as [Exclude<(typeof FIDELITIES)[number], 'raw'>, ...Exclude<(typeof FIDELITIES)[number], 'raw'>[]];
@@ -50,6 +54,65 @@ export const analyticsTools = [
       .refine((a) => (a.text === undefined) !== (a.input_tokens === undefined), { message: 'Give exactly one of text or input_tokens', path: ['text'] }),
     async handler(args, ctx) {
       return { result: await estimateModelCost(ctx.call, ctx.services.llm.prices, args) };
+    },
+  }),
+  defineTool({
+    name: 'get_savings_report',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'analytics',
+    plan: 'pro',
+    advisory: true,
+    description: 'What compression saved you over the last days: totals, dollars at a model\'s list input price, by fidelity, by model, top tools and per day.',
+    input: z.object({ days, model: pricingModel }).strict(),
+    async handler(args, ctx) {
+      return { result: await savingsReport(ctx.services.db, ctx.services.llm.prices, ctx.principal.userId, args.days, args.model) };
+    },
+  }),
+  defineTool({
+    name: 'get_savings_inline',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'analytics',
+    plan: 'pro',
+    advisory: true,
+    description: 'One sentence on what compression saved you lately (tokens, percent, calls, dollars), to quote in a reply, with its figures.',
+    input: z.object({ days: z.number().int().min(1).max(365).default(7), model: pricingModel }).strict(),
+    async handler(args, ctx) {
+      return { result: await savingsInline(ctx.services.db, ctx.services.llm.prices, ctx.principal.userId, args.days, args.model) };
+    },
+  }),
+  defineTool({
+    name: 'discover_savings',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'analytics',
+    plan: 'pro',
+    advisory: true,
+    description: 'Where your traffic would save most: calls at a higher fidelity than needed, tools whose calls save nothing, cache misses; each with calls and an estimated monthly saving.',
+    input: z.object({ days, model: pricingModel }).strict(),
+    async handler(args, ctx) {
+      return { result: await discoverSavings(ctx.services.db, ctx.services.llm.prices, ctx.principal.userId, args.days, args.model) };
+    },
+  }),
+  defineTool({
+    name: 'calculate_roi',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'analytics',
+    plan: 'pro',
+    advisory: true,
+    description: 'Monthly return on compression: provider input cost without and with it at a model\'s list price, less the service\'s cost. Defaults come from your last 30 days.',
+    input: z
+      .object({
+        monthly_input_tokens: z.number().int().min(0).max(1e12).optional(),
+        model: pricingModel,
+        savings_percent: z.number().min(0).max(100).optional(),
+        monthly_service_cost_usd: z.number().min(0).max(1e9).default(0),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await calculateRoi(ctx.services.db, ctx.services.llm.prices, ctx.principal.userId, args) };
     },
   }),
 ];

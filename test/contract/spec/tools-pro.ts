@@ -72,6 +72,10 @@ export default {
     { tool: 'adapt_to_context_window', spec: 'general: adapt_to_context_window', args: { text: sampleDocument(), context_window: 4_000, used_tokens: 2_500 } },
     { tool: 'detect_hallucination', spec: 'general: detect_hallucination', args: { original_text: ORIGINAL, compressed_text: COMPRESSED } },
     // Fields not shown in the spec: only the status and result shape are checked.
+    { tool: 'get_savings_report', spec: 'analytics: get_savings_report', args: { days: 7 } },
+    { tool: 'get_savings_inline', spec: 'analytics: get_savings_inline', args: {} },
+    { tool: 'discover_savings', spec: 'analytics: discover_savings', args: { days: 30 } },
+    { tool: 'calculate_roi', spec: 'analytics: calculate_roi', args: { monthly_input_tokens: 1_000_000, model: 'gpt-4o' } },
     { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
     { tool: 'list_tee_entries', spec: 'general: list_tee_entries', args: { page_size: 5 } },
     { tool: 'tee_store_stats', spec: 'general: tee_store_stats', args: {} },
