@@ -5,6 +5,7 @@ import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
+import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
@@ -31,6 +32,7 @@ export const tasks = {
   ...toolTasks,
   ...embedTasks,
   ...kbTasks,
+  ...memoryTasks,
   ...planTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {

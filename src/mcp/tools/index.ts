@@ -14,9 +14,12 @@ import { toonTools } from './toon.js';
 import { codeIntelTools } from './codeIntel.js';
 import { workflowTools } from './workflows.js';
 import { planTools } from './plans.js';
+import { memoryTools } from './memory.js';
+import { afmTools } from './afm.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools,
   ...knowledgeTools, ...codeIntelTools,
-  ...workflowTools, ...planTools];
+  ...workflowTools, ...planTools,
+  ...memoryTools, ...afmTools];
