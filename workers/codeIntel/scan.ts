@@ -141,7 +141,7 @@ const RULES: Rule[] = [
     prefilter: /passw|pwd|secret|token|api_?key|apikey|access_?key|credential|private_?key/i,
     test: (l) =>
       at(
-        /["']?\b([\w-]*(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|credential|private_?key|passphrase)[\w-]*)["']?\s*(?::=|[:=]|=>)\s*(?:[A-Za-z_]\w*\()?["'`]([^"'`]{8,})["'`]/i,
+        /["']?\b([\w-]{0,40}(?:password|passwd|pwd|secret|token|api_?key|apikey|access_?key|auth_?key|credential|private_?key|passphrase)[\w-]{0,40})["']?\s*(?::=|[:=]|=>)\s*(?:[A-Za-z_]\w*\()?["'`]([^"'`]{8,})["'`]/i,
         l,
         (m) => secretName(m[1]!) && secretValue(m[2]!),
       ),
