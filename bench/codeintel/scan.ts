@@ -48,6 +48,27 @@ function corpus(label: string, roots: string[]) {
   }
 }
 
+/** Adversarial lines (a rule's keyword, then 4,000 characters of one filler): the slowest rule/line shape, in ms per line. */
+function worstLines() {
+  const bases = ['password = "', 'token: `', 'select a from t where x = "', 'os.system("', 'subprocess.run(f"', 'yaml.load(', 'name = request.args.get(1)\nopen(name', 'pickle.loads(', 'password', 'select a from ', 'request.args ', 'os.system(', 'eval(', 'md5(', 'Math.random() token', "'", '"', '`${', 'AKIA', 'open(', '-----BEGIN '];
+  const fills = ['password ', 'a "', '" + a', 'x = "', 'a', 'a_', ' ', "'", '"', 'a-', '(', '[', '\\', 'password'];
+  let worst = 0;
+  let which = '';
+  for (const lang of ['python', 'javascript', 'java', 'go']) {
+    for (const b of bases) {
+      for (const f of fills) {
+        const line = (b + f.repeat(4000)).slice(0, 3999);
+        const content = Array(20).fill(line).join('\n');
+        const t = performance.now();
+        scanFile('x', lang, content);
+        const ms = (performance.now() - t) / 20;
+        if (ms > worst) [worst, which] = [ms, `${lang}: ${JSON.stringify(b)} + ${JSON.stringify(f)} × n`];
+      }
+    }
+  }
+  console.log(`\n## adversarial lines: ${4 * bases.length * fills.length} shapes of 4,000 characters; slowest ${worst.toFixed(1)} ms per line (${which})`);
+}
+
 const args = process.argv.slice(2);
 if (args.length) corpus(args.join(' '), args);
 else {
@@ -56,3 +77,4 @@ else {
   const root = packageRoot();
   corpus('this repository (src/, workers/)', [join(root, 'src'), join(root, 'workers')]);
 }
+worstLines();
