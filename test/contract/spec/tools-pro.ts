@@ -77,6 +77,7 @@ export default {
     { tool: 'discover_savings', spec: 'analytics: discover_savings', args: { days: 30 } },
     { tool: 'calculate_roi', spec: 'analytics: calculate_roi', args: { monthly_input_tokens: 1_000_000, model: 'gpt-4o' } },
     { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
+    { tool: 'configure_for_client', spec: 'general: configure_for_client', args: { client: 'cursor', toolsets: ['knowledge-base'] } },
     { tool: 'list_tee_entries', spec: 'general: list_tee_entries', args: { page_size: 5 } },
     { tool: 'tee_store_stats', spec: 'general: tee_store_stats', args: {} },
     { tool: 'filter_cli_output', spec: 'general: filter_cli_output', args: { output: BUILD_LOG, command: 'npx vitest run' } },
