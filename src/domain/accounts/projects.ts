@@ -114,3 +114,18 @@ export async function deleteProject(db: Queryable, ownerId: string, id: string):
   const [row] = await db.query<ProjectRow>('delete from projects where id = $1 and owner_id = $2 returning *', [id, ownerId]);
   return row ?? null;
 }
+
+/** What a project holds besides its usage (project_stats): Knowledge Hub items, indexed code, workflows and runs. */
+export async function projectContents(db: Queryable, projectId: string) {
+  const [row] = await db.query<{ kb_items: number; kb_ready: number; kb_chunks: number; code_files: number; code_units: number; workflows: number; runs: number }>(
+    `select (select count(*)::int from kb_items i where i.project_id = $1 and i.deleted_at is null) as kb_items,
+            (select count(*)::int from kb_items i where i.project_id = $1 and i.deleted_at is null and i.status = 'ready') as kb_ready,
+            (select coalesce(sum(i.chunk_count), 0)::int from kb_items i where i.project_id = $1 and i.deleted_at is null) as kb_chunks,
+            (select count(*)::int from code_files f where f.project_id = $1) as code_files,
+            (select coalesce(sum(f.units), 0)::int from code_files f where f.project_id = $1) as code_units,
+            (select count(*)::int from workflows w where w.project_id = $1) as workflows,
+            (select count(*)::int from workflow_runs r where r.project_id = $1) as runs`,
+    [projectId],
+  );
+  return row!;
+}

@@ -12,6 +12,7 @@ import { documentTools } from './documents.js';
 import { sessionTools } from './session.js';
 import { toonTools } from './toon.js';
 import { clientTools } from './clients.js';
+import { projectTools } from './projects.js';
 import { codeIntelTools } from './codeIntel.js';
 import { workflowTools } from './workflows.js';
 import { planTools } from './plans.js';
@@ -20,7 +21,7 @@ import { afmTools } from './afm.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
-  ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...clientTools,
+  ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...clientTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools,
   ...memoryTools, ...afmTools];

@@ -77,6 +77,8 @@ export default {
     { tool: 'discover_savings', spec: 'analytics: discover_savings', args: { days: 30 } },
     { tool: 'calculate_roi', spec: 'analytics: calculate_roi', args: { monthly_input_tokens: 1_000_000, model: 'gpt-4o' } },
     { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
+    { tool: 'create_project', spec: 'general: create_project (Team or Enterprise)', args: { name: 'Contract project' } },
+    { tool: 'project_stats', spec: 'general: project_stats', args: (c) => ({ project_id: c.fx.project_id }) },
     { tool: 'configure_for_client', spec: 'general: configure_for_client', args: { client: 'cursor', toolsets: ['knowledge-base'] } },
     { tool: 'list_tee_entries', spec: 'general: list_tee_entries', args: { page_size: 5 } },
     { tool: 'tee_store_stats', spec: 'general: tee_store_stats', args: {} },

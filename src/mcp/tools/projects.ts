@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { createProject, ensureDefaultProject, listProjects, projectContents, projectUsage, requireOwnedProject, type ProjectRow } from '../../domain/accounts/projects.js';
+import { defineTool } from '../tool.js';
+
+const view = (row: ProjectRow) => ({
+  project_id: row.id,
+  name: row.name,
+  description: row.description,
+  is_default: row.is_default,
+  created_at: new Date(row.created_at).toISOString(),
+  updated_at: new Date(row.updated_at).toISOString(),
+});
+
+export const projectTools = [
+  defineTool({
+    name: 'create_project',
+    scope: 'mcp:write',
+    category: 'general',
+    plan: 'team',
+    advisory: true,
+    description: 'Creates a project (Team or Enterprise), as POST /v1/projects does: a scope for Knowledge Hub items, code indexes, workflows and project-bound keys.',
+    input: z.object({ name: z.string().trim().min(1).max(100), description: z.string().max(1000).nullable().optional() }).strict(),
+    async handler(args, ctx) {
+      return { result: view(await createProject(ctx.services.db, ctx.principal.userId, args)) };
+    },
+  }),
+  defineTool({
+    name: 'project_stats',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: "A project's usage (compressions, tokens, savings, latency, bound keys) and contents (Knowledge Hub items and chunks, indexed code, workflows and runs). Default: the key's project, else every project.",
+    input: z.object({ project_id: z.string().uuid().optional() }).strict(),
+    async handler(args, ctx) {
+      const { db } = ctx.services;
+      let ids = args.project_id ? [args.project_id] : ctx.principal.projectId ? [ctx.principal.projectId] : null;
+      if (!ids) {
+        await ensureDefaultProject(db, ctx.principal.userId); // as GET /v1/projects does
+        ids = (await listProjects(db, ctx.principal.userId)).map((p) => p.id);
+      }
+      const projects = [];
+      for (const id of ids) {
+        const row = await requireOwnedProject(db, ctx.principal.userId, id); // another user's project is not_found
+        const usage = await projectUsage(db, row);
+        projects.push({
+          ...view(row),
+          usage: { ...usage, original_tokens: Number(usage.original_tokens), compressed_tokens: Number(usage.compressed_tokens), tokens_saved: Number(usage.tokens_saved), last_event_at: usage.last_event_at ? new Date(usage.last_event_at).toISOString() : null },
+          contents: await projectContents(db, row.id),
+        });
+      }
+      return { result: { projects, total: projects.length } };
+    },
+  }),
+];
