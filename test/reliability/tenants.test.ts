@@ -61,10 +61,18 @@ const TOOL_CALLS: { tool: string; args: () => Record<string, unknown>; error: st
   { tool: 'gc_run_list', args: () => ({ workflow_id: ids.workflow_id }), error: ['not_found'], projectKey: true },
   { tool: 'gc_run_status', args: () => ({ run_id: ids.run_id }), error: ['not_found'], projectKey: true },
   { tool: 'gc_run_cancel', args: () => ({ run_id: ids.run_id }), error: ['not_found'], projectKey: true },
+  { tool: 'delete_memory', args: () => ({ memory_id: ids.memory_id }), error: ['not_found'] },
+  { tool: 'invalidate_fact', args: () => ({ fact_id: ids.fact_id }), error: ['not_found'] },
+  { tool: 'list_fact_history', args: () => ({ fact_id: ids.fact_id }), error: ['not_found'] },
+  { tool: 'get_handoff_bundle', args: () => ({ bundle_id: ids.bundle_id }), error: ['not_found'] },
+  { tool: 'replay_handoff_bundle', args: () => ({ bundle_id: ids.bundle_id }), error: ['not_found'] },
 ];
 
 /** Tool arguments that name a resource: a tool taking one of these must appear in TOOL_CALLS. */
 const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id', 'workflow_id', 'run_id', 'proposal_id'];
+
+// Agent memory (issue 19): memories, bi-temporal facts, handoff bundles.
+ID_ARGUMENTS.push('memory_id', 'fact_id', 'bundle_id');
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -91,6 +99,10 @@ beforeAll(async () => {
   const aMcp = await connectMcp(server.url, aKey);
   try {
     ids.file_id = (await call(aMcp, 'ingest_context', { text: sampleDocument(), name: 'a-doc' })).data.file_id;
+    const memory = (await call(aMcp, 'add_memory', { content: 'The first user’s memory', kind: 'fact', key: 'a-key', value: 'a-value' })).data;
+    ids.memory_id = memory.memory_id;
+    ids.fact_id = memory.fact_id;
+    ids.bundle_id = (await call(aMcp, 'create_handoff_bundle', { notes: 'the first user’s handoff' })).data.bundle_id;
   } finally {
     await aMcp.close();
   }
@@ -170,5 +182,7 @@ describe(`cross-tenant matrix (${DB_KIND})`, () => {
     expect(item).toMatchObject({ name: 'a-item', deleted_at: null });
     const [doc] = await server.app.services.db.query('select id from documents where id = $1', [ids.file_id]);
     expect(doc).toBeDefined();
+    const [fact] = await server.app.services.db.query<{ memory_id: string; invalidated_at: Date | null }>('select memory_id, invalidated_at from memory_facts where id = $1', [ids.fact_id]);
+    expect(fact).toMatchObject({ memory_id: ids.memory_id, invalidated_at: null });
   });
 });

@@ -94,6 +94,16 @@ export async function afmAdd(call: Call, s: Scope, conversationId: string, input
   });
 }
 
+/** afmBuild, or null when the conversation has no messages. */
+export async function afmBuildIfAny(call: Call, s: Scope, conversationId: string, budget: number) {
+  try {
+    return await afmBuild(call, s, conversationId, budget);
+  } catch (err) {
+    if (err instanceof DomainError && err.kind === 'not_found') return null;
+    throw err;
+  }
+}
+
 export async function afmBuild(call: Call, s: Scope, conversationId: string, budget: number) {
   const out = await packed(call, s, conversationId, budget);
   if (!out?.packed) throw notFound('No messages in this conversation');

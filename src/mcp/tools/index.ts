@@ -18,10 +18,11 @@ import { workflowTools } from './workflows.js';
 import { planTools } from './plans.js';
 import { memoryTools } from './memory.js';
 import { afmTools } from './afm.js';
+import { handoffTools } from './handoff.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...clientTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools,
-  ...memoryTools, ...afmTools];
+  ...memoryTools, ...afmTools, ...handoffTools];

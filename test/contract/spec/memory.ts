@@ -1,7 +1,8 @@
 // Spec: "Tool catalogue > Pro tools": memory (add_memory, delete_memory, recover_session, search_memory,
 // search_memory_index, summarize_user_memory), adaptive-memory (afm_*: messages classed CRITICAL,
 // RELEVANT or TRIVIAL; context items packed as FULL, COMPRESSED or PLACEHOLDER) and the general tools
-// get_context_block, get_user_profile, invalidate_fact, list_fact_history, list_memories.
+// get_context_block, get_user_profile, invalidate_fact, list_fact_history, list_memories, and the
+// handoff bundle tools (create_handoff_bundle, get_handoff_bundle, list_handoff_bundles, replay_handoff_bundle).
 // The spec names no response fields for these; entries check the nouns it uses (importance classes,
 // item forms) and the names issue 19 gives (compact index entries: id, title, tokens; facts:
 // valid-from, valid-to, superseded-by), each noted where derived.
@@ -21,6 +22,7 @@ export default {
     c.fx.fact_id = f.fact_id;
     await c.tool('afm_add_message', { conversation_id: 'contract-afm', role: 'user', content: 'We must keep the public API stable.' }, 'project');
     await c.tool('afm_add_message', { conversation_id: 'contract-afm', role: 'assistant', content: 'Understood, I will not rename any endpoint in this change.' }, 'project');
+    c.fx.bundle_id = (await c.tool('create_handoff_bundle', { title: 'contract', notes: 'carry on', conversation_id: 'contract-afm' }, 'project')).bundle_id;
   },
   tools: [
     {
@@ -155,6 +157,38 @@ export default {
       key: 'project',
       note: NO_FIELDS,
       fields: { deleted: t.integer },
+    },
+    {
+      tool: 'create_handoff_bundle',
+      spec: 'general | create_handoff_bundle (issue 19: session state, key memories, compressed history, content-hashed)',
+      args: { notes: 'contract entry', conversation_id: 'contract-afm' },
+      key: 'project',
+      // "content-hashed" -> content_hash (SHA-256 hex)
+      fields: { bundle_id: t.uuid, content_hash: t.pattern(/^[0-9a-f]{64}$/), 'bundle.session_state': t.object, 'bundle.memories': t.array, 'bundle.history': t.nullable(t.object) },
+    },
+    {
+      tool: 'get_handoff_bundle',
+      spec: 'general | get_handoff_bundle',
+      args: (c) => ({ bundle_id: c.fx.bundle_id }),
+      key: 'project',
+      note: NO_FIELDS,
+      fields: { bundle_id: t.uuid, content_hash: t.pattern(/^[0-9a-f]{64}$/), bundle: t.object, verified: t.boolean },
+    },
+    {
+      tool: 'list_handoff_bundles',
+      spec: 'general | list_handoff_bundles',
+      args: {},
+      key: 'project',
+      note: `${NO_FIELDS} The list container is not named by the spec.`,
+      fields: { 'bundles[].bundle_id': t.uuid, 'bundles[].content_hash': t.string },
+    },
+    {
+      tool: 'replay_handoff_bundle',
+      spec: 'general | replay_handoff_bundle (issue 19: restores into a new MCP session so a second agent continues)',
+      args: (c) => ({ bundle_id: c.fx.bundle_id }),
+      key: 'project',
+      note: NO_FIELDS,
+      fields: { bundle_id: t.uuid, content_hash: t.string, context: t.string, restored: t.object },
     },
   ],
 } satisfies ContractFile;
