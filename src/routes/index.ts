@@ -3,6 +3,7 @@ import { a2aRoutes } from './a2a.js';
 import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
 import { detectRoutes } from './detect.js';
+import { federationRoutes } from './federation.js';
 import { dashboardRoutes } from './dashboard.js';
 import { discoveryRoutes } from './discovery.js';
 import { openApiRoutes } from './openapi.js';
@@ -43,5 +44,6 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...paymentRoutes,
   ...governanceRoutes,
   ...webhookRoutes,
+  ...federationRoutes,
   ...a2aRoutes,
 ]);

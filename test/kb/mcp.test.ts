@@ -91,19 +91,22 @@ describe(`gc_kb_* tools (${DB_KIND})`, () => {
   });
 
   it('gc_kb_share refuses private items and is idempotent, recording one grant', async () => {
+    const jwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kb-peer' };
+    const peer1 = (await server.request('POST', '/v1/agents/a2a-peers', { key: t.keyA, body: { name: 'peer-1', base_url: 'https://peer-1.example.com', public_keys: [jwk] } })).json.peer_id;
+    expect((await call(a, 'gc_kb_share', { item_id: '00000000-0000-4000-8000-000000000000', peer_id: 'peer-1' })).data.error).toBe('not_found');
     const priv = await call(a, 'gc_kb_ingest', { name: 'Private', content: 'secret plans', visibility: 'private' });
-    const refused = await call(a, 'gc_kb_share', { item_id: priv.data.item_id, peer_id: 'peer-1' });
+    const refused = await call(a, 'gc_kb_share', { item_id: priv.data.item_id, peer_id: peer1 });
     expect(refused.data.error).toBe('cannot_share_private');
     const pub = await call(a, 'gc_kb_ingest', { name: 'Public', content: 'public plans' });
-    const s1 = await call(a, 'gc_kb_share', { item_id: pub.data.item_id, peer_id: 'peer-1' });
-    const s2 = await call(a, 'gc_kb_share', { item_id: pub.data.item_id, peer_id: 'peer-1' });
+    const s1 = await call(a, 'gc_kb_share', { item_id: pub.data.item_id, peer_id: peer1 });
+    const s2 = await call(a, 'gc_kb_share', { item_id: pub.data.item_id, peer_id: peer1 });
     expect(s1.isError).toBe(false);
     expect(s1.data.created).toBe(true);
     expect(s2.data.created).toBe(false);
     expect(s2.data.share_id).toBe(s1.data.share_id);
     const rows = await server.app.services.db.query('select * from kb_shares where item_id = $1', [pub.data.item_id]);
     expect(rows).toHaveLength(1);
-    const missing = await call(a, 'gc_kb_share', { item_id: '00000000-0000-4000-8000-000000000000', peer_id: 'peer-1' });
+    const missing = await call(a, 'gc_kb_share', { item_id: '00000000-0000-4000-8000-000000000000', peer_id: peer1 });
     expect(missing.data.error).toBe('not_found');
     await settle(server);
   });

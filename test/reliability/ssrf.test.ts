@@ -178,6 +178,20 @@ const FEATURES: Record<string, Feature> = {
       }
     },
   },
+  // A2A federation: a peer's base URL (its JWKS is fetched from it, share requests are sent to it) and a webhook URL.
+  'POST /v1/agents/a2a-peers base_url': {
+    async send(server, tenant, url) {
+      const jwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'ssrf-peer' };
+      const res = await server.request('POST', '/v1/agents/a2a-peers', { key: tenant.keyA, body: { name: 'ssrf', base_url: url, public_keys: [jwk] } });
+      return { refused: res.status === 400 || res.status === 422, detail: `${res.status} ${JSON.stringify(res.json)}` };
+    },
+  },
+  'POST /v1/webhooks url': {
+    async send(server, tenant, url) {
+      const res = await server.request('POST', '/v1/webhooks', { key: tenant.keyA, body: { url } });
+      return { refused: res.status === 400 || res.status === 422, detail: `${res.status} ${JSON.stringify(res.json)}` };
+    },
+  },
   'tool ingest_context file_url': {
     async send(server, tenant, url) {
       const client = await connectMcp(server.url, tenant.keyA);

@@ -8,6 +8,7 @@ import { createUser } from '../../src/domain/accounts/users.js';
 import { preserveOriginal } from '../../src/domain/compression/originals.js';
 import { allTools } from '../../src/mcp/registry.js';
 import { allRoutes } from '../../src/routes/index.js';
+import { makePeer } from '../federation/helpers.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -29,6 +30,9 @@ const BODIES: Record<string, unknown> = {
   'POST /v1/projects/:project_id/knowledge/query': { query: 'pool' },
   'POST /v1/projects/:project_id/knowledge/uploads': { idempotency_key: 'k1', name: 'stolen' },
   'POST /v1/projects/:project_id/knowledge/uploads/:upload_id/complete': {},
+  'POST /v1/agents/a2a-peers/:peer_id/share-requests': { project_id: '00000000-0000-4000-8000-000000000002', requested_resource: 'x' },
+  'POST /v1/projects/:project_id/shares': { peer_id: '00000000-0000-4000-8000-000000000001', item_id: '00000000-0000-4000-8000-000000000003' },
+  'POST /v1/projects/:project_id/share-requests/:req_id/decide': { decision: 'deny' },
 };
 
 /** Where the spec names 403 instead of 404 (a confirm token is confirmed in an identity-provider session only). */
@@ -66,10 +70,17 @@ const TOOL_CALLS: { tool: string; args: () => Record<string, unknown>; error: st
   { tool: 'list_fact_history', args: () => ({ fact_id: ids.fact_id }), error: ['not_found'] },
   { tool: 'get_handoff_bundle', args: () => ({ bundle_id: ids.bundle_id }), error: ['not_found'] },
   { tool: 'replay_handoff_bundle', args: () => ({ bundle_id: ids.bundle_id }), error: ['not_found'] },
+  { tool: 'gc_kb_share', args: () => ({ item_id: ids.item_id, peer_id: ids.peer_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_a2a_task_create', args: () => ({ assignee_peer_id: ids.peer_id, title: 'stolen' }), error: ['not_found'], projectKey: true },
+  ...['gc_a2a_task_approve', 'gc_a2a_task_cancel', 'gc_a2a_task_ack', 'gc_a2a_task_status'].map((tool) => ({ tool, args: () => ({ task_id: ids.a2a_task_id }), error: ['not_found'], projectKey: true })),
+  { tool: 'gc_a2a_task_claim', args: () => ({ task_id: ids.a2a_task_id, from_peer_id: ids.peer_id, proof_jws: 'a.b.c' }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_a2a_task_complete', args: () => ({ task_id: ids.a2a_task_id, from_peer_id: ids.peer_id, proof_jws: 'a.b.c', result_payload: 1 }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_a2a_task_reassign', args: () => ({ task_id: ids.a2a_task_id, new_assignee_peer_id: ids.peer_id }), error: ['not_found'], projectKey: true },
+  { tool: 'gc_a2a_task_inbox', args: () => ({ peer_id: ids.peer_id }), error: ['not_found'], projectKey: true },
 ];
 
 /** Tool arguments that name a resource: a tool taking one of these must appear in TOOL_CALLS. */
-const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id', 'workflow_id', 'run_id', 'proposal_id'];
+const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id', 'profile_id', 'event_id', 'workflow_id', 'run_id', 'proposal_id', 'task_id'];
 
 // Agent memory (issue 19): memories, bi-temporal facts, handoff bundles.
 ID_ARGUMENTS.push('memory_id', 'fact_id', 'bundle_id');
@@ -93,6 +104,13 @@ beforeAll(async () => {
   ids.event_id = (await req('GET', '/v1/usage/events')).json.items[0].id;
   ids.token_hash = (await req('POST', `/v1/keys/${ids.key_id}/confirm-tokens`, { operation: 'revoke' })).json.token ?? 'unknown-token';
   ids.original_id = await preserveOriginal(db, a.id, 'the first user’s original', 5);
+  // Federation: a peer (its key held here), a share, a signed inbound share request, a webhook.
+  const peerKeys = await makePeer();
+  ids.peer_id = (await req('POST', '/v1/agents/a2a-peers', { name: 'a-peer', base_url: 'https://a-peer.example.com', public_keys: [peerKeys.publicJwk] })).json.peer_id;
+  ids.share_id = (await req('POST', `/v1/projects/${ids.project_id}/shares`, { peer_id: ids.peer_id, item_id: ids.item_id })).json.share_id;
+  const shareRequest = { request_jws: await peerKeys.sign({ project_id: ids.project_id, requested_resource: ids.item_id, requested_at: new Date().toISOString() }) };
+  ids.req_id = (await server.request('POST', '/a2a/v1/share-requests', { key: null, body: shareRequest })).json.req_id;
+  ids.webhook_id = (await req('POST', '/v1/webhooks', { url: 'https://a-hooks.example.com/gc' })).json.webhook_id;
   // An A2A protocol task (/a2a/v1/tasks/{id}, and {id}:cancel through the :task_operation pattern).
   ids.task_id = (await req('POST', '/a2a/v1/message:send', { message: { messageId: 'a-1', role: 'ROLE_USER', parts: [{ text: 'the first user’s note' }] } })).json.task.id;
   ids.task_operation = `${ids.task_id}:cancel`;
@@ -112,6 +130,7 @@ beforeAll(async () => {
     ids.workflow_id = (await call(aProjectMcp, 'gc_workflow_create', { name: 'a-workflow', graph: { nodes: [{ id: 'c', type: 'compress', params: { text: 'The first user’s text.' } }] } })).data.workflow_id;
     ids.run_id = (await call(aProjectMcp, 'gc_run_from_workflow', { workflow_id: ids.workflow_id })).data.run_id;
     const plan = (await call(aProjectMcp, 'gc_kb_ingest', { name: 'a-plan', type: 'plan', content: '# Plan\n\n1. One.\n' })).data;
+    ids.a2a_task_id = (await call(aProjectMcp, 'gc_a2a_task_create', { assignee_peer_id: ids.peer_id, title: 'a-task' })).data.task_id;
     ids.proposal_id = (await call(aProjectMcp, 'gc_plan_propose', { item_id: plan.item_id, base_version_id: plan.version_id, title: 'a-proposal', content: '# Plan\n\n1. One.\n2. Two.\n' })).data.proposal_id;
   } finally {
     await aProjectMcp.close();

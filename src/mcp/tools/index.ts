@@ -16,6 +16,7 @@ import { projectTools } from './projects.js';
 import { codeIntelTools } from './codeIntel.js';
 import { workflowTools } from './workflows.js';
 import { planTools } from './plans.js';
+import { federationTools } from './federation.js';
 import { memoryTools } from './memory.js';
 import { afmTools } from './afm.js';
 import { handoffTools } from './handoff.js';
@@ -24,5 +25,5 @@ import { handoffTools } from './handoff.js';
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...clientTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
-  ...workflowTools, ...planTools,
+  ...workflowTools, ...planTools, ...federationTools,
   ...memoryTools, ...afmTools, ...handoffTools];

@@ -3,6 +3,7 @@
 // workflow tools require a project-bound API key": these calls use the owner's project-bound key.
 import { sampleDocument } from '../../helpers/server.js';
 import { t, type ContractContext, type ContractFile, type Fields } from '../contract.js';
+import { ensurePeers } from './federation.js';
 import { KB_CHUNK, KB_ITEM } from './knowledge.js';
 
 const prefixed = (prefix: string, fields: Fields): Fields => Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${prefix}${k}`, v]));
@@ -10,8 +11,6 @@ const prefixed = (prefix: string, fields: Fields): Fields => Object.fromEntries(
 async function freshItem(c: ContractContext, name: string): Promise<string> {
   return (await c.tool('gc_kb_ingest', { name, content: `# ${name}\n\nRetries use exponential back-off with jitter.` }, 'project')).item_id;
 }
-
-const PEER = '6f1d8a52-3c1e-4e0b-9d0a-7b6f2f3c9e11';
 
 export default {
   area: 'MCP tools: knowledge-base',
@@ -78,14 +77,14 @@ export default {
     {
       tool: 'gc_kb_share',
       spec: 'gc_kb_share (owner project only; refuses private items with cannot_share_private; idempotent); outbound share: UUID share_id, granted to a peer (UUID peer_id) for a KB item',
-      args: async (c) => ({ item_id: await freshItem(c, 'contract-mcp-share'), peer_id: PEER }),
+      args: async (c) => ({ item_id: await freshItem(c, 'contract-mcp-share'), peer_id: (await ensurePeers(c)).peerId }),
       key: 'project',
       fields: { share_id: t.uuid },
       check: async (data, c) => {
-        const again = await c.tool('gc_kb_share', { item_id: data.item_id, peer_id: PEER }, 'project');
+        const again = await c.tool('gc_kb_share', { item_id: data.item_id, peer_id: data.peer_id }, 'project');
         if (again.share_id !== data.share_id) throw new Error('sharing the same item with the same peer again should give the same share_id (idempotent)');
         const hidden = (await c.tool('gc_kb_ingest', { name: 'contract-private', content: 'Private notes.', visibility: 'private' }, 'project')).item_id;
-        const refused = await c.mcp('project').callTool({ name: 'gc_kb_share', arguments: { item_id: hidden, peer_id: PEER } });
+        const refused = await c.mcp('project').callTool({ name: 'gc_kb_share', arguments: { item_id: hidden, peer_id: data.peer_id } });
         if ((refused.structuredContent as { error?: string } | undefined)?.error !== 'cannot_share_private') throw new Error(`a private item should be refused with cannot_share_private: ${JSON.stringify(refused.structuredContent)}`);
       },
     },
