@@ -24,6 +24,12 @@ const program = new Command('gc')
   .showHelpAfterError()
   .exitOverride();
 
+// `gc … | head`: the reader went away; stop quietly instead of failing on EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+  throw err;
+});
+
 let exitCode: number = EXIT.ok;
 const run = (fn: (...a: any[]) => Promise<number>) =>
   async (...args: any[]) => {

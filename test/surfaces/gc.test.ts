@@ -87,6 +87,16 @@ describe('gc piped: clean JSON on stdout, nothing on stderr', () => {
     expect(() => JSON.parse(plain.stdout)).toThrow();
   }, 30_000);
 
+  it('a reader that stops early (| head) on a large output (gc code src, 800 kB) ends gc quietly: no EPIPE trace', () => {
+    const run = spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(GC)} code ${JSON.stringify(join(process.cwd(), 'src'))} --json | head -c 20`], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toHaveLength(20);
+    expect(run.stderr).toBe('');
+  }, 30_000);
+
   it('local: gc code ranks a repository within a budget, and gives a file its skeleton', async () => {
     const repo = await gc(['code', join(process.cwd(), 'src/cli'), '--budget', '600', '--json', '-q', 'progress bar']);
     expect(repo.code).toBe(0);
@@ -217,4 +227,37 @@ describe.skipIf(!TMUX)('gc in a terminal (tmux)', () => {
       tmux('kill-server');
     }
   }, 90_000);
+
+  it('Ctrl-C during the bar stops with 130, no table, and the cursor visible again', async () => {
+    const socket = `gc-test-int-${process.pid}`;
+    const tmux = (...args: string[]) => spawnSync('tmux', ['-L', socket, '-f', '/dev/null', ...args], { encoding: 'utf8' });
+    // Five copies of the corpus (300 files) in local mode: long enough to interrupt.
+    const big = join(work, 'big');
+    mkdirSync(big, { recursive: true });
+    for (let i = 0; i < 5; i++) spawnSync('cp', ['-r', folder, join(big, String(i))]);
+    const script = join(work, 'interrupt.sh');
+    // The shell traps INT (a handler, so gc still gets the default) to stay and print the exit status.
+    writeFileSync(script, `trap 'true' INT\ncd ${JSON.stringify(work)}\n${JSON.stringify(process.execPath)} ${JSON.stringify(GC)} compress big -f outline\necho "EXIT=$?"\nsleep 60\n`);
+    expect(tmux('new-session', '-d', '-s', 'gc', '-x', '120', '-y', '40', `sh ${script}`).status).toBe(0);
+    try {
+      let screen = '';
+      const deadline = Date.now() + 30_000;
+      while (Date.now() < deadline && !/compressing \|.*\| [1-9]\d*\/300 files/.test(screen)) {
+        screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(screen).toMatch(/compressing \|/);
+      expect(tmux('display', '-p', '-t', 'gc', '#{cursor_flag}').stdout.trim()).toBe('0'); // the bar hides the cursor
+      tmux('send-keys', '-t', 'gc', 'C-c');
+      while (Date.now() < deadline && !/EXIT=\d+/.test(screen)) {
+        screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(screen).toMatch(/EXIT=130/);
+      expect(screen).not.toMatch(/^total\s/m);
+      expect(tmux('display', '-p', '-t', 'gc', '#{cursor_flag}').stdout.trim()).toBe('1');
+    } finally {
+      tmux('kill-server');
+    }
+  }, 60_000);
 });

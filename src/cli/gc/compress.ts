@@ -147,6 +147,12 @@ export async function compressCommand(input: string, opts: CompressOptions, glob
       )
     : null;
   let saved = 0;
+  // Ctrl-C: leave the terminal as it was (the bar hides the cursor), then the usual 130.
+  const interrupted = () => {
+    bar?.stop();
+    process.exit(130);
+  };
+  if (bar) process.once('SIGINT', interrupted);
   bar?.start(files.length, 0, { saved: '0', file: '' });
   const results: FileResult[] = [];
   try {
@@ -157,6 +163,7 @@ export async function compressCommand(input: string, opts: CompressOptions, glob
     });
   } finally {
     bar?.stop();
+    process.off('SIGINT', interrupted);
   }
   results.sort((a, b) => a.file.localeCompare(b.file));
 
