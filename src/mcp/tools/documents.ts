@@ -3,6 +3,7 @@ import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { deleteDocument, documentStats, getNodes, listDocuments, REGION_LEVELS, type DocumentRow, type NodeRow } from '../../domain/compression/documents.js';
 import { ingestDocument, MAX_DOCUMENT_CHARS, modulateRegion, ownedDocument, readSkeleton } from '../../domain/compression/skeletons.js';
 import { notFound } from '../../domain/errors.js';
+import { documentLevels, LEVELS, multiLevel } from '../../domain/compression/multilevel.js';
 import { defineTool } from '../tool.js';
 
 const fileId = z.string().uuid().describe('file_id returned by ingest_context');
@@ -157,6 +158,39 @@ export const documentTools = [
           nodes: outline(r.nodes),
         },
       };
+    },
+  }),
+  defineTool({
+    name: 'multilevel_encode',
+    category: 'general',
+    plan: 'pro',
+    description:
+      'A text at every fidelity (abstract, outline, balanced, detailed) in one call, each with its tokens and savings, so an agent can pick the level that fits and step up when it needs more. Give levels to get fewer.',
+    input: z
+      .object({
+        text: z.string().min(1).max(MAX_DOCUMENT_CHARS),
+        levels: z.array(z.enum(LEVELS as [typeof LEVELS[number], ...typeof LEVELS[number][]])).min(1).max(4).optional(),
+      })
+      .strict(),
+    async handler(args, { call }) {
+      return { result: await multiLevel(call, args.text, args.levels ? [...new Set(args.levels)] : undefined) };
+    },
+  }),
+  defineTool({
+    name: 'get_multi_level_skeleton',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'pro',
+    description:
+      'Every fidelity of an ingested document (file_id from ingest_context) in one call; each level is addressable as file_id + fidelity, which read_skeleton answers the same way.',
+    input: z
+      .object({
+        file_id: fileId,
+        levels: z.array(z.enum(LEVELS as [typeof LEVELS[number], ...typeof LEVELS[number][]])).min(1).max(4).optional(),
+      })
+      .strict(),
+    async handler(args, { call }) {
+      return { result: await documentLevels(call, args.file_id, args.levels ? [...new Set(args.levels)] : undefined) };
     },
   }),
   defineTool({
