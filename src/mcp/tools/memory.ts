@@ -106,7 +106,7 @@ export const memoryTools = [
     advisory: true,
     readOnly: true,
     description:
-      `Hybrid search over memories: BM25 and embedding similarity fused by reciprocal rank fusion (k = 60, lexical weight 1, dense 0.2: the Knowledge Hub's fusion). mode bm25 or dense uses one ranking alone. Filters: kind, session_id, tags (all must match). ${SCOPE_NOTE}`,
+      `Hybrid search over memories: BM25 and embedding similarity fused by reciprocal rank fusion as the Knowledge Hub fuses (k = 60, lexical weight 1; dense weight 0.1, chosen on a labelled dev split). mode bm25 or dense uses one ranking alone. Filters: kind, session_id, tags (all must match). ${SCOPE_NOTE}`,
     input: z
       .object({
         query: z.string().trim().min(1).max(4000),
