@@ -11,6 +11,7 @@ import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
+import { setFederationSettings } from './domain/federation/urls.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
@@ -124,6 +125,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     runs.start(services, mcpNodeTools(services));
     opened.splice(opened.length - 1, 0, () => runs.close());
     // Delegated A2A tasks past their deadline expire (docs/federation.md).
+    setFederationSettings(db, config.federation);
     opened.splice(opened.length - 1, 0, startTaskSweeper(services));
 
     let closing: Promise<void> | null = null;

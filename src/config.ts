@@ -60,6 +60,8 @@ export interface Config {
   llm: LlmSettings;
   /** Workflow runs (docs/workflows.md). */
   runs: RunSettings;
+  /** A2A federation (docs/federation.md). */
+  federation: FederationSettings;
   version: string;
 }
 
@@ -76,6 +78,13 @@ export interface LlmSettings {
   backoffBaseMs: number;
   /** Extra dated price entries (LLM_PRICES_FILE, JSON). */
   pricesFile: string | null;
+}
+
+export interface FederationSettings {
+  /** host:port a peer base URL or webhook URL may name although not public; http accepted there (FEDERATION_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /** How often pending and claimed A2A tasks past their deadline are expired (FEDERATION_SWEEP_MS). */
+  sweepMs: number;
 }
 
 export interface RunSettings {
@@ -214,6 +223,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxRetries: int(env, 'LLM_MAX_RETRIES', 3),
       backoffBaseMs: int(env, 'LLM_BACKOFF_BASE_MS', 500),
       pricesFile: text(env, 'LLM_PRICES_FILE'),
+    },
+    federation: {
+      allowedHosts: list(env, 'FEDERATION_ALLOWED_HOSTS'),
+      sweepMs: Math.max(100, int(env, 'FEDERATION_SWEEP_MS', 5000)),
     },
     runs: {
       leaseMs: Math.max(500, int(env, 'RUN_LEASE_MS', 30_000)),

@@ -32,8 +32,7 @@ const tool = (name: string, args: Record<string, unknown>) => call(mcp, name, ar
 
 beforeAll(async () => {
   receiver = await startReceiver(1);
-  process.env.FEDERATION_ALLOWED_HOSTS = receiver.host;
-  server = await startTestServer();
+  server = await startTestServer({ federation: { allowedHosts: [receiver.host], sweepMs: 5000 } });
   const db = server.app.services.db;
   const a = await createUser(db, { plan: 'team', name: 'fed-a' });
   aKey = (await createApiKey(db, { userId: a.id, plan: 'team', name: 'a' })).key;
@@ -53,7 +52,6 @@ afterAll(async () => {
   for (const c of clients) await c.close().catch(() => undefined);
   await server?.close();
   await receiver?.close();
-  delete process.env.FEDERATION_ALLOWED_HOSTS;
 });
 
 describe(`A2A federation on one instance (${DB_KIND})`, () => {

@@ -46,8 +46,8 @@ export interface RegisterPeerInput {
 
 export async function registerPeer(db: Queryable, principal: Principal, input: RegisterPeerInput): Promise<PeerRow> {
   const baseUrl = input.base_url.replace(/\/+$/, '');
-  await checkTarget(baseUrl, 'base_url', input.public_keys !== undefined);
-  const keys = publicEd25519Keys(input.public_keys ?? (await getJson(`${baseUrl}/.well-known/a2a-jwks.json`, 'base_url')));
+  await checkTarget(db, baseUrl, 'base_url', input.public_keys !== undefined);
+  const keys = publicEd25519Keys(input.public_keys ?? (await getJson(db, `${baseUrl}/.well-known/a2a-jwks.json`, 'base_url')));
   const [row] = await db.query<PeerRow>(
     'insert into a2a_peers (user_id, name, base_url, public_keys) values ($1, $2, $3, $4::text::jsonb) returning *',
     [principal.userId, input.name, baseUrl, JSON.stringify(keys)],
@@ -96,7 +96,7 @@ export async function sendShareRequest(db: Db, principal: Principal, peerId: str
   });
   let answer: { status: number; text: string };
   try {
-    answer = await postJson(`${peer.base_url}/a2a/v1/share-requests`, JSON.stringify({ request_jws: requestJws }), {});
+    answer = await postJson(db, `${peer.base_url}/a2a/v1/share-requests`, JSON.stringify({ request_jws: requestJws }), {});
   } catch (err) {
     if ((err as { name?: string }).name === 'DomainError') throw err;
     throw invalid(`The peer could not be reached: ${(err as Error).message}`);

@@ -327,7 +327,7 @@ export async function expireDue(services: Services, projectId?: string): Promise
 
 /** The periodic sweeper (every FEDERATION_SWEEP_MS, default 5 s) started by app.ts. */
 export function startTaskSweeper(services: Services): () => Promise<void> {
-  const ms = Math.max(100, Number(process.env.FEDERATION_SWEEP_MS) || 5000);
+  const ms = services.config.federation.sweepMs;
   let running: Promise<unknown> | null = null;
   const timer = setInterval(() => {
     if (running) return;

@@ -3,11 +3,19 @@
 // FEDERATION_ALLOWED_HOSTS (a peer or receiver on the private network, where http is accepted).
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import type { FederationSettings } from '../../config.js';
 import { invalid } from '../errors.js';
 import { FetchRefusedError, fetchPublicHttps, vetHost } from '../platform/ssrf.js';
 
-export function federationAllowedHosts(): string[] {
-  return (process.env.FEDERATION_ALLOWED_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+/** The federation settings of the service a database belongs to (set by app.ts from config.federation). */
+const settings = new WeakMap<object, FederationSettings>();
+
+export function setFederationSettings(db: object, value: FederationSettings): void {
+  settings.set(db, value);
+}
+
+export function federationSettings(db: object): FederationSettings {
+  return settings.get(db) ?? { allowedHosts: [], sweepMs: 5000 };
 }
 
 const hostKey = (url: URL) => (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
@@ -17,7 +25,7 @@ const hostKey = (url: URL) => (url.port ? `${url.hostname}:${url.port}` : url.ho
  * registration (`registering`) a name that does not resolve yet is accepted: every request to it is
  * vetted again (and pinned) when it is sent.
  */
-export async function checkTarget(raw: string, field: string, registering = false): Promise<{ url: URL; allowed: boolean }> {
+export async function checkTarget(db: object, raw: string, field: string, registering = false): Promise<{ url: URL; allowed: boolean }> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -25,7 +33,7 @@ export async function checkTarget(raw: string, field: string, registering = fals
     throw invalid(`fetch_refused: ${field} is not a valid URL`, { code: 'fetch_refused' });
   }
   if (url.username || url.password) throw invalid(`fetch_refused: ${field} must not carry credentials`, { code: 'fetch_refused' });
-  const allowed = federationAllowedHosts().includes(hostKey(url));
+  const allowed = federationSettings(db).allowedHosts.includes(hostKey(url));
   if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:')) {
     throw invalid(`fetch_refused: ${field} must be https (http only for hosts in FEDERATION_ALLOWED_HOSTS), only https is accepted, not ${url.protocol.replace(/:$/, '')}`, { code: 'fetch_refused' });
   }
@@ -42,8 +50,8 @@ export async function checkTarget(raw: string, field: string, registering = fals
 }
 
 /** GETs a JSON document from a vetted target (≤ 64 kB, 10 s). */
-export async function getJson(raw: string, field: string): Promise<unknown> {
-  const { url, allowed } = await checkTarget(raw, field);
+export async function getJson(db: object, raw: string, field: string): Promise<unknown> {
+  const { url, allowed } = await checkTarget(db, raw, field);
   let text: string;
   if (allowed) {
     const res = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'error' });
@@ -65,8 +73,8 @@ export async function getJson(raw: string, field: string): Promise<unknown> {
 }
 
 /** POSTs a JSON body to a vetted target (pinned to the vetted address unless allowed); answers status and body text. */
-export async function postJson(raw: string, body: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
-  const { url, allowed } = await checkTarget(raw, 'url');
+export async function postJson(db: object, raw: string, body: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+  const { url, allowed } = await checkTarget(db, raw, 'url');
   const all = { 'content-type': 'application/json', 'user-agent': 'semantic-compression-service/federation', ...headers };
   if (allowed) {
     const res = await fetch(url, { method: 'POST', body, headers: all, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });

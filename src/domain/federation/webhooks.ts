@@ -22,7 +22,7 @@ export interface WebhookRow {
 }
 
 export async function createWebhook(db: Queryable, principal: Principal, input: { url: string; events?: WebhookEvent[] }): Promise<WebhookRow> {
-  await checkTarget(input.url, 'url', true);
+  await checkTarget(db, input.url, 'url', true);
   const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from user_webhooks where user_id = $1', [principal.userId])) as [{ n: number }];
   if (n >= MAX_WEBHOOKS_PER_USER) throw invalid(`At most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const secret = `whsec_${randomBytes(24).toString('hex')}`;
@@ -90,7 +90,7 @@ export async function deliverWebhook(db: Queryable, payload: { webhook_id: strin
   if (!hook) return; // deleted since: nothing to deliver
   const body = JSON.stringify(payload.event);
   const t = Math.floor(Date.now() / 1000);
-  const res = await postJson(hook.url, body, {
+  const res = await postJson(db, hook.url, body, {
     'x-gc-event': payload.event.type,
     'x-gc-event-id': payload.event.id,
     'x-gc-signature': signatureHeader(hook.secret, t, body),

@@ -85,8 +85,8 @@ export default {
       spec: 'POST /a2a/v1/share-requests | InboundShareRequestPayload (contains request_jws)',
       outsideSpec: 'The sending side of an inbound share request: this service signs the request with its own key and posts it to the peer\'s /a2a/v1/share-requests (docs/federation.md). The sample peer is this server itself, registered by URL (its keys fetched from its /.well-known/a2a-jwks.json; loopback allowed through FEDERATION_ALLOWED_HOSTS).',
       request: async (c) => {
-        const host = new URL(c.server.url).host;
-        process.env.FEDERATION_ALLOWED_HOSTS = host;
+        // The suite's server was started without it; its settings object is the one the service reads.
+        c.server.app.services.config.federation.allowedHosts.push(new URL(c.server.url).host);
         const self = await c.ok('POST', '/v1/agents/a2a-peers', { name: 'contract-self', base_url: c.server.url });
         return { params: { peer_id: self.peer_id }, body: { project_id: c.fx.project_id, requested_resource: c.fx.share_item_id } };
       },
