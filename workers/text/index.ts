@@ -26,6 +26,8 @@ export interface CompressTextInput {
   fidelity: Fidelity;
   query?: string | null;
   model?: string | null;
+  /** A firm token budget instead of the fidelity's (prune_by_relevance): no floor, no small-input rules. */
+  budgetTokens?: number | null;
 }
 /** Optional semantic relevance hook for query-guided mode; fused by RRF when present. */
 export interface CompressTextOptions {
@@ -154,7 +156,8 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   const a = analyse(text, tokenizer);
   const original = a.total;
   const n = a.units.length;
-  const budget = budgetFor(original, input.fidelity);
+  const firm = input.budgetTokens != null && input.budgetTokens > 0;
+  const budget = firm ? Math.min(original, Math.floor(input.budgetTokens!)) : budgetFor(original, input.fidelity);
   const cost = a.tokens; // attributed pieces already carry the trailing punctuation/newlines
   let total = 0;
   for (let i = 0; i < n; i++) total += cost[i]!;
@@ -227,7 +230,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       }
       best = { out, tokens: outTokens, kept };
     }
-    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity) ?? best;
+    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity, firm) ?? best;
   };
   /**
    * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
@@ -251,7 +254,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
     return { out, tokens: fastCount(out, tokenizer), kept };
   };
-  const best = chooseLevel(input.fidelity);
+  const best = firm ? chooseAt(budget, input.fidelity) : chooseLevel(input.fidelity);
   const { out, tokens: outTokens, kept } = best;
   let unitsKept = 0;
   for (let i = 0; i < n; i++) unitsKept += kept[i]!;
@@ -274,7 +277,7 @@ const MAX_SUBSTANCE_ADDS = 4;
  *   kept instead, unless the exact count then passes the budget.
  * Returns null when the selection already obeys both.
  */
-function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity) {
+function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false) {
   const n = a.units.length;
   const kept = chosen.slice();
   const keep = (into: Uint8Array, i: number) => {
@@ -282,7 +285,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     for (const d of a.deps[i]!) into[d] = 1;
   };
   let substance = false;
-  if (budget < 2 * FIDELITY_FLOOR[fidelity]) {
+  if (!firm && budget < 2 * FIDELITY_FLOOR[fidelity]) {
     const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };

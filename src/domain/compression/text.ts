@@ -77,6 +77,36 @@ export async function compressText(call: Call, request: CompressRequest): Promis
   };
 }
 
+/**
+ * prune_by_relevance: what a text says about a query, within a firm token budget (or balanced's when
+ * none is given); units are ranked by the query (BM25 and embeddings fused) and dropped whole, with
+ * elision markers. Same quota, preservation of the original above 80% savings, and usage as compressText.
+ */
+export async function pruneByRelevance(call: Call, request: { text: string; query: string; budget_tokens?: number; model?: string | null }) {
+  await call.requireQuota();
+  const result = await call.compute(
+    'compress',
+    { text: request.text, fidelity: 'balanced', query: request.query, model: request.model ?? null, budgetTokens: request.budget_tokens ?? null },
+    { field: 'text' },
+  );
+  const originalId =
+    result.savings_percent > PRESERVE_ABOVE_SAVINGS ? await preserveOriginal(call.services.db, call.principal.userId, request.text, result.original_tokens) : null;
+  call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, model: request.model ?? null, inputText: request.query });
+  return {
+    pruned_text: result.compressed_text,
+    query: request.query,
+    budget_tokens: request.budget_tokens ?? null,
+    original_tokens: result.original_tokens,
+    pruned_tokens: result.compressed_tokens,
+    tokens_saved: result.tokens_saved,
+    savings_percent: result.savings_percent,
+    units_total: result.units_total,
+    units_kept: result.units_kept,
+    tokenizer: result.tokenizer,
+    original_id: originalId,
+  };
+}
+
 export interface CachedCompression {
   /** The response body bytes: identical on a hit to what the miss sent. */
   body: Uint8Array;

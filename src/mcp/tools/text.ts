@@ -1,12 +1,30 @@
 import { z } from 'zod';
 import { FIDELITIES, FIDELITY_BUDGET } from '../../../workers/shared/fidelity.js';
 import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
-import { compressText } from '../../domain/compression/text.js';
+import { compressText, pruneByRelevance } from '../../domain/compression/text.js';
 import { countTokens } from '../../domain/compression/tokens.js';
 import { invalidInput, invalid } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 
 export const textTools = [
+  defineTool({
+    name: 'prune_by_relevance',
+    category: 'general',
+    plan: 'pro',
+    description:
+      'Keeps what a text says about a query within a firm token budget (default: balanced, 20%): sentences, rows and code parts ranked by the query (BM25 and embeddings fused) are kept verbatim in order, the rest elided with markers.',
+    input: z
+      .object({
+        text: z.string().min(1).max(2_000_000),
+        query: z.string().trim().min(1).max(10_000),
+        budget_tokens: z.number().int().min(16).max(1_000_000).optional(),
+        model: z.string().min(1).max(100).optional(),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await pruneByRelevance(ctx.call, args) };
+    },
+  }),
   defineTool({
     name: 'optimize_for_model',
     category: 'general',
