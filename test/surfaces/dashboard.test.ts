@@ -100,7 +100,7 @@ describe(`usage dashboard in Chromium (${DB_KIND})`, () => {
     }
     expect(await page.$eval('#chart-history', (e) => Number((e as HTMLElement).dataset.points))).toBe(30);
     const byFidelity = (await server.request('GET', '/v1/usage/by-fidelity?days=30', { key })).json.data;
-    const fidelityRows = await page.$$eval('#table-fidelity tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const fidelityRows = await page.$$eval('#table-fidelity tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)));
     expect(fidelityRows.map((r) => r[0])).toEqual(byFidelity.map((d: { fidelity: string }) => d.fidelity));
     expect(fidelityRows.map((r) => r[0]).sort()).toEqual(['abstract', 'balanced', 'outline']);
     expect(await page.$$eval('#table-model tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('gpt-4o');
