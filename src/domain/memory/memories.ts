@@ -216,6 +216,8 @@ interface Corpus {
 }
 
 const CORPUS_LIMIT = 64;
+/** Memories held across cached scopes (texts and vectors; about 1 KB each). */
+const CORPUS_MAX_MEMORIES = 200_000;
 const corpora = new Map<string, Corpus>();
 /** Distinguishes this process's corpora from another's in worker caches (tests start many apps). */
 const NONCE = Math.random().toString(36).slice(2, 10);
@@ -253,8 +255,16 @@ async function loadCorpus(db: Queryable, s: Scope): Promise<Corpus> {
       vectors,
       dims,
     };
-    if (corpora.size >= CORPUS_LIMIT) corpora.delete(corpora.keys().next().value!);
+    corpora.delete(key);
     corpora.set(key, corpus);
+    // Bounded by scopes and by memories held (least recently used first; the newest always stays).
+    let held = 0;
+    for (const c of corpora.values()) held += c.ids.length;
+    while (corpora.size > 1 && (corpora.size > CORPUS_LIMIT || held > CORPUS_MAX_MEMORIES)) {
+      const [oldest, c] = corpora.entries().next().value!;
+      corpora.delete(oldest);
+      held -= c.ids.length;
+    }
     return corpus;
   }
 }
