@@ -80,6 +80,19 @@ describe(`gc_submit_benchmark and the aggregate (${DB_KIND})`, () => {
     expect((await server.request('GET', '/benchmarks/nope', { key: null })).status).toBe(404);
   });
 
+  it('submit_benchmark (the Pro name) is the same tool: Pro publishes to the same store, Free gets plan_required', async () => {
+    expect((await call(client, 'submit_benchmark', run)).data.error).toBe('plan_required');
+    const owner = await connectMcp(server.url, server.ownerKey);
+    try {
+      const r = await call(owner, 'submit_benchmark', { ...run, hardware: 'A100 80GB', tokens_per_second: 310 });
+      expect(r.data).toMatchObject({ published: true, hardware: 'A100 80GB' });
+      const page = await fetch(r.data.public_url).then((res) => res.json());
+      expect(page).toMatchObject({ id: r.data.benchmark_id, hardware: 'A100 80GB', tokens_per_second: 310 });
+    } finally {
+      await owner.close();
+    }
+  });
+
   it('validates input', async () => {
     expect((await call(client, 'gc_submit_benchmark', { ...run, tokens_per_second: -1 })).data.error).toBe('validation_error');
     expect((await call(client, 'gc_submit_benchmark', { model: 'x' })).data.error).toBe('validation_error');

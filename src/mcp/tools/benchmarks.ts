@@ -5,12 +5,16 @@ import { defineTool } from '../tool.js';
 
 const label = z.string().trim().min(1).max(200);
 
-export const benchmarkTools = [
-  defineTool({
-    name: 'gc_submit_benchmark',
+/**
+ * The spec names this tool twice: gc_submit_benchmark (platform, Free) and submit_benchmark (general,
+ * Pro). One definition serves both: same input, same store, same public page.
+ */
+function benchmarkTool(name: 'gc_submit_benchmark' | 'submit_benchmark', category: 'platform' | 'general', plan: 'free' | 'pro') {
+  return defineTool({
+    name,
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'free',
+    category,
+    plan,
     advisory: true,
     description: `Submits an inference benchmark run (model, quantization, hardware, tokens_per_second, optional notes); it is published immediately at public_url. At most ${BENCHMARKS_PER_HOUR} runs per hour per key.`,
     input: z
@@ -48,5 +52,7 @@ export const benchmarkTools = [
         },
       };
     },
-  }),
-];
+  });
+}
+
+export const benchmarkTools = [benchmarkTool('gc_submit_benchmark', 'platform', 'free'), benchmarkTool('submit_benchmark', 'general', 'pro')];
