@@ -86,13 +86,25 @@ describe(`savings tools (${DB_KIND})`, () => {
     expect(d.roi_percent).toBeNull();
   });
 
+  it('get_compression_insights: by fidelity, model, surface and client as the REST routes count them, with findings', async () => {
+    const r = (await call(pro, 'get_compression_insights', { days: 7 })).data;
+    const byModel = (await server.request('GET', '/v1/usage/by-model?days=7', { key })).json.data;
+    expect(r.by_model.map((m: { model: string }) => m.model)).toEqual(byModel.map((m: { model: string }) => m.model));
+    const surfaces = Object.fromEntries(r.by_surface.map((x: { method: string; calls: number }) => [x.method, x.calls]));
+    expect(surfaces).toMatchObject({ REST: 4, MCP: 3 });
+    expect(r.by_fidelity.find((f: { fidelity: string }) => f.fidelity === 'detailed').compressions).toBe(3);
+    expect(r.findings.join(' ')).toMatch(/Most tokens were saved at (detailed|balanced)/);
+    expect(typeof r.by_model[0].tokens_saved).toBe('number');
+    expect((await call(fresh, 'get_compression_insights', {})).data.findings).toEqual(['No compressions in the last 30 days.']);
+  });
+
   it('errors: an unpriced model names the priced ones; bad ranges are validation errors; Free gets plan_required', async () => {
     const bad = await call(pro, 'get_savings_report', { model: 'no-such-model' });
     expect(bad.isError).toBe(true);
     expect(bad.data.detail).toMatch(/No price for model 'no-such-model'; priced models: .*gpt-4o/);
     expect((await call(pro, 'get_savings_report', { days: 0 })).data.error).toBe('validation_error');
     expect((await call(pro, 'calculate_roi', { savings_percent: 120 })).data.error).toBe('validation_error');
-    for (const tool of ['get_savings_report', 'get_savings_inline', 'discover_savings', 'calculate_roi']) {
+    for (const tool of ['get_savings_report', 'get_savings_inline', 'discover_savings', 'calculate_roi', 'get_compression_insights']) {
       expect((await call(free, tool, {})).data.error, tool).toBe('plan_required');
     }
   });

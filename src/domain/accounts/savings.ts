@@ -7,7 +7,7 @@ import { savingsPercent } from '../../../workers/shared/stats.js';
 import { priceFor, type PriceEntry, type PriceTable } from '../../providers/llm/index.js';
 import type { Queryable } from '../../store/db.js';
 import { invalid } from '../errors.js';
-import { usageByCache, usageByFidelity, usageByModel, usageByTool, usageHistory } from './analytics.js';
+import { usageByCache, usageByClient, usageByFidelity, usageByModel, usageByTool, usageHistory } from './analytics.js';
 
 /** Priced for dollars when the caller names no model and their traffic names none we price. */
 export const DEFAULT_PRICING_MODEL = 'gpt-4o';
@@ -176,5 +176,52 @@ export async function calculateRoi(db: Queryable, table: PriceTable, userId: str
     monthly_service_cost_usd: input.monthly_service_cost_usd,
     monthly_net_saving_usd: net,
     roi_percent: input.monthly_service_cost_usd > 0 ? Math.round((net / input.monthly_service_cost_usd) * 1000) / 10 : null,
+  };
+}
+
+/** Savings per surface (REST, MCP, batch), for get_compression_insights. */
+async function usageBySurface(db: Queryable, userId: string, days: number) {
+  return db.query<{ method: string; calls: number; original_tokens: number; tokens_saved: number }>(
+    `select method, count(*)::int as calls, coalesce(sum(input_tokens), 0)::int8 as original_tokens,
+            coalesce(sum(greatest(input_tokens - output_tokens, 0)), 0)::int8 as tokens_saved
+       from usage_events where user_id = $1 and method <> 'mcp_advisory' and created_at >= now() - make_interval(days => $2::int)
+      group by 1 order by calls desc, method`,
+    [userId, days],
+  );
+}
+
+/**
+ * get_compression_insights: where the savings come from (by fidelity, model, surface, client, cache)
+ * and a few plain findings drawn from those figures.
+ */
+export async function compressionInsights(db: Queryable, userId: string, days: number) {
+  const [byFidelity, byModel, bySurface, byClient, cache] = await Promise.all([
+    usageByFidelity(db, userId, days),
+    usageByModel(db, userId, days),
+    usageBySurface(db, userId, days),
+    usageByClient(db, userId, days),
+    usageByCache(db, userId, days),
+  ]);
+  const num = <T extends Record<string, unknown>>(rows: T[]) =>
+    rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'bigint' || (typeof v === 'string' && /tokens/.test(k)) ? Number(v) : v])));
+  const findings: string[] = [];
+  const calls = bySurface.reduce((s, r) => s + r.calls, 0);
+  if (calls === 0) findings.push(`No compressions in the last ${days} days.`);
+  else {
+    const best = [...byFidelity].filter((f) => f.fidelity !== 'none').sort((a, b) => Number(b.tokens_saved) - Number(a.tokens_saved))[0];
+    if (best) findings.push(`Most tokens were saved at ${best.fidelity}: ${fmt(Number(best.tokens_saved))} over ${fmt(best.compressions)} calls (average ${best.avg_savings_percent}% per call).`);
+    const top = bySurface[0]!;
+    findings.push(`${Math.round((100 * top.calls) / calls)}% of the calls came over ${top.method}.`);
+    const total = cache.hits + cache.misses;
+    if (total > 0) findings.push(`The semantic cache answered ${((100 * cache.hits) / total).toFixed(1)}% of cacheable compressions.`);
+  }
+  return {
+    days,
+    by_fidelity: num(byFidelity),
+    by_model: num(byModel),
+    by_surface: num(bySurface),
+    by_client: num(byClient),
+    cache: { hits: cache.hits, misses: cache.misses, tokens_saved_hits: Number(cache.tokens_saved_hits) },
+    findings,
   };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { countTokens } from '../../domain/compression/tokens.js';
 import { estimateModelCost } from '../../domain/platform/costs.js';
-import { calculateRoi, discoverSavings, savingsInline, savingsReport } from '../../domain/accounts/savings.js';
+import { calculateRoi, compressionInsights, discoverSavings, savingsInline, savingsReport } from '../../domain/accounts/savings.js';
 
 const days = z.number().int().min(1).max(365).default(30);
 const pricingModel = z.string().min(1).max(100).optional().describe('Price tokens at this model (default: your most used priced model)');
@@ -93,6 +93,19 @@ export const analyticsTools = [
     input: z.object({ days, model: pricingModel }).strict(),
     async handler(args, ctx) {
       return { result: await discoverSavings(ctx.services.db, ctx.services.llm.prices, ctx.principal.userId, args.days, args.model) };
+    },
+  }),
+  defineTool({
+    name: 'get_compression_insights',
+    scope: 'mcp:read',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description: 'Where your savings come from: by fidelity, model, surface (REST, MCP, batch) and client, the cache, and plain findings drawn from them.',
+    input: z.object({ days }).strict(),
+    async handler(args, ctx) {
+      return { result: await compressionInsights(ctx.services.db, ctx.principal.userId, args.days) };
     },
   }),
   defineTool({

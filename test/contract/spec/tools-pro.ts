@@ -75,6 +75,7 @@ export default {
     { tool: 'get_savings_report', spec: 'analytics: get_savings_report', args: { days: 7 } },
     { tool: 'get_savings_inline', spec: 'analytics: get_savings_inline', args: {} },
     { tool: 'discover_savings', spec: 'analytics: discover_savings', args: { days: 30 } },
+    { tool: 'get_compression_insights', spec: 'general: get_compression_insights', args: { days: 30 } },
     { tool: 'calculate_roi', spec: 'analytics: calculate_roi', args: { monthly_input_tokens: 1_000_000, model: 'gpt-4o' } },
     { tool: 'estimate_model_cost', spec: 'analytics: estimate_model_cost', args: { input_tokens: 5_000, output_tokens: 200, models: ['gpt-4o'] } },
     { tool: 'create_project', spec: 'general: create_project (Team or Enterprise)', args: { name: 'Contract project' } },
