@@ -230,11 +230,11 @@ describe(`A2A protocol over HTTP+JSON, with the official client (${DB_KIND})`, (
     expect(dataPart(task.status?.message?.parts).error).toBe('plan_required');
   });
 
-  it('leaves the federation’s /a2a/v1/tasks/claim and /tasks/complete paths free (not taken for task ids)', async () => {
+  it('leaves /a2a/v1/tasks/claim and /tasks/complete to the federation (not taken for task ids; docs/federation.md)', async () => {
     for (const path of ['/a2a/v1/tasks/claim', '/a2a/v1/tasks/complete']) {
       const res = await server.request('POST', path, { body: {} });
-      expect(res.status).toBe(404);
-      expect(res.json.detail).toContain('No route');
+      expect(res.status).toBe(400);
+      expect(res.json).toEqual({ detail: 'invalid_request' });
     }
   });
 });
