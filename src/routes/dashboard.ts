@@ -39,7 +39,8 @@ export const dashboardRoutes = [
     path: '/dashboard/:asset',
     auth: 'public',
     handler({ params }) {
-      const asset = ASSETS[params.asset!];
+      // Own keys only: 'constructor' or '__proto__' must not reach Object.prototype.
+      const asset = Object.hasOwn(ASSETS, params.asset!) ? ASSETS[params.asset!] : undefined;
       if (!asset) throw notFound(`No dashboard asset '${params.asset}'`);
       return { raw: load(asset.file), contentType: asset.type, headers: HEADERS };
     },

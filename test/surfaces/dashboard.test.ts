@@ -62,7 +62,9 @@ describe(`usage dashboard in Chromium (${DB_KIND})`, () => {
     for (const asset of ['app.js', 'app.css', 'uplot.js', 'uplot.css']) expect((await server.request('GET', `/dashboard/${asset}`, { key: null })).status).toBe(200);
     const missing = await server.request('GET', '/dashboard/../package.json', { key: null });
     expect(missing.status).toBe(404);
-    expect((await server.request('GET', '/dashboard/secrets.js', { key: null })).status).toBe(404);
+    for (const name of ['secrets.js', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect((await server.request('GET', `/dashboard/${name}`, { key: null })).status, name).toBe(404);
+    }
   });
 
   it('a wrong key is refused in the page; the key never reaches the address or storage', async () => {
