@@ -4,10 +4,12 @@ import { textTasks } from '../text/tasks.js';
 import { decodeMetaTokens, encodeMetaTokens, identityEncoding, MetaDecodeError } from './metaTokens.js';
 import { compressToolOutput, type ToolOutputOptions } from './toolOutput.js';
 import { filterCliOutput, type CliFilterOptions } from './cliOutput.js';
+import { classifyContent } from './classify.js';
 
 /** Pool tasks behind the MCP compression tools: all CPU work stays off the event loop. */
 export const toolTasks = {
   compressToolOutput: (i: { text: string; options?: ToolOutputOptions }) => compressToolOutput(i.text, i.options),
+  classifyContent: (i: { text: string; filename?: string | null; command?: string | null }) => classifyContent(i.text, i),
   /** Filters and counts in one task: both counts are of the text as sent and as answered. */
   filterCliOutput: (i: { text: string; options?: CliFilterOptions }) => {
     const r = filterCliOutput(i.text, i.options);

@@ -4,6 +4,7 @@ import { contextWindowFor, recommendForTokens } from '../../../workers/text/reco
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PRESETS, COMPRESSION_PROFILES, FIDELITY_LABEL } from './profiles.js';
 import { tokensOf } from './tokens.js';
+import { recommendCompression } from '../../domain/compression/recommend.js';
 
 const sizeInput = {
   text: z.string().optional().describe('The document; or give tokens instead'),
@@ -13,6 +14,29 @@ const sizeInput = {
 };
 
 export const generalTools = [
+  defineTool({
+    name: 'recommend_compression',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description:
+      'Which tool fits this content (code, a runner\'s output, JSON, prose) and at which level, whether compressing pays at all, and the arguments to call it with.',
+    input: z
+      .object({
+        text: z.string().min(1).max(2_000_000),
+        query: z.string().max(2000).optional(),
+        model: z.string().max(100).optional(),
+        context_window: z.number().int().positive().optional(),
+        used_tokens: z.number().int().min(0).optional(),
+        filename: z.string().max(1024).optional().describe('Helps tell the language of code'),
+        command: z.string().max(500).optional().describe('The command that printed the text, if any'),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await recommendCompression(ctx.call, args) };
+    },
+  }),
   defineTool({
     name: 'get_compression_presets',
     readOnly: true,

@@ -82,6 +82,7 @@ export default {
     { tool: 'project_stats', spec: 'general: project_stats', args: (c) => ({ project_id: c.fx.project_id }) },
     { tool: 'configure_for_client', spec: 'general: configure_for_client', args: { client: 'cursor', toolsets: ['knowledge-base'] } },
     { tool: 'submit_benchmark', spec: 'general: submit_benchmark (the Pro counterpart of gc_submit_benchmark)', args: { model: 'qwen2.5-7b', quantization: 'Q8_0', hardware: 'contract runner', tokens_per_second: 12.5 } },
+    { tool: 'recommend_compression', spec: 'general: recommend_compression', args: { text: sampleDocument(), model: 'gpt-4o' } },
     { tool: 'prune_by_relevance', spec: 'general: prune_by_relevance', args: { text: sampleDocument(), query: 'database connection', budget_tokens: 200 } },
     { tool: 'multilevel_encode', spec: 'general: multilevel_encode', args: { text: sampleDocument(), levels: ['outline', 'balanced'] } },
     { tool: 'get_multi_level_skeleton', spec: 'general: get_multi_level_skeleton', args: (c) => ({ file_id: c.fx.file_id }) },

@@ -1,0 +1,64 @@
+// recommend_compression: which of the service's tools fits a content, at which level, and whether it
+// pays at all. The content is classified in the pool (workers/tools/classify.ts); the level follows the
+// same size and context-window rule as recommend_fidelity.
+import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import type { Call } from '../call.js';
+
+/** Below this many tokens the markers eat most of the gain (should_compress uses the same line). */
+const WORTH_COMPRESSING = 300;
+
+export async function recommendCompression(
+  call: Call,
+  input: { text: string; query?: string; model?: string; context_window?: number; used_tokens?: number; filename?: string; command?: string },
+) {
+  const c = await call.compute('classifyContent', { text: input.text, filename: input.filename ?? null, command: input.command ?? null }, { field: 'text' });
+  const window = input.context_window ?? contextWindowFor(input.model) ?? null;
+  const rule = recommendForTokens(c.tokens, window);
+  const share = window ? (c.tokens + (input.used_tokens ?? 0)) / window : null;
+  const worth = c.tokens >= WORTH_COMPRESSING || (share !== null && share > 0.4);
+  const fidelity: Fidelity = worth ? rule.fidelity : 'raw';
+  const reasons: string[] = [];
+  let tool: string;
+  let args: Record<string, unknown>;
+  switch (c.kind) {
+    case 'code':
+      tool = 'compress_codebase';
+      args = { files: [{ path: input.filename ?? `input.${c.language}`, content: '<the file>' }], fidelity, ...(input.query ? { query: input.query } : {}) };
+      reasons.push(`${c.language} source: a code skeleton keeps every signature verbatim (REST: /v1/compress-code).`);
+      break;
+    case 'cli_output':
+      tool = 'filter_cli_output';
+      args = { output: '<the output>', ...(input.command ? { command: input.command } : {}) };
+      reasons.push(`Output of ${c.cli_tool === 'generic' ? 'a command' : c.cli_tool}: failures, errors and the summary are what matter; passing tests and progress fold away.`);
+      break;
+    case 'json':
+      tool = c.uniform_array ? 'toon_encode' : 'compress_tool_output';
+      args = c.uniform_array ? { json: '<the JSON>' } : { output: '<the JSON>' };
+      reasons.push(c.uniform_array ? 'JSON with a uniform array of objects: TOON writes it as a table, losslessly.' : 'JSON without a uniform array: repeated lines collapse, identifiers stay.');
+      break;
+    default:
+      tool = input.query ? 'prune_by_relevance' : 'optimize_for_model';
+      args = input.query ? { text: '<the text>', query: input.query, budget_tokens: budgetFor(c.tokens, fidelity === 'raw' ? 'detailed' : fidelity) } : { text: '<the text>', model: input.model ?? 'gpt-4o', fidelity };
+      reasons.push(input.query ? 'Prose with a question: keep what answers it within a budget.' : 'Prose: a faithful skeleton at the level below.');
+  }
+  reasons.push(
+    worth
+      ? `${c.tokens} tokens${share !== null ? `, ${Math.round(share * 100)}% of the context window with what is used` : ''}: ${rule.reason}`
+      : `${c.tokens} tokens: small enough to send as is.`,
+  );
+  call.report({ inputTokens: c.tokens, outputTokens: c.tokens, model: input.model ?? null, inputText: input.text });
+  return {
+    should_compress: worth,
+    kind: c.kind,
+    language: c.language,
+    cli_tool: c.cli_tool,
+    recommended_tool: worth ? tool : null,
+    recommended_arguments: worth ? args : null,
+    fidelity,
+    original_tokens: c.tokens,
+    estimated_tokens_after: worth && c.kind !== 'json' ? Math.min(c.tokens, rule.estimated) : c.tokens,
+    context_window: window,
+    reasons,
+  };
+}
