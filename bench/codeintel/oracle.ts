@@ -14,7 +14,7 @@
 //  - gc_callers: the call sites TS's call hierarchy reports (incoming calls, fromSpans) against the
 //    lines gc_callers reports.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
@@ -183,8 +183,18 @@ index.code.units.forEach((u, i) => {
 });
 const missedTopLevel = { refs: 0, calls: 0 };
 
+const dump: string[] = [];
+const lineText = (key: string) => {
+  const at = key.lastIndexOf(':');
+  return (contents.get(key.slice(0, at))?.split('\n')[Number(key.slice(at + 1)) - 1] ?? '').trim().slice(0, 140);
+};
 function score(truth: Set<string>, got: Set<string>, acc: Score, macro: { p: number; r: number; n: number }, examples: string[], label: string) {
   let tp = 0;
+  if (process.env.BENCH_ORACLE_DUMP) {
+    const kind = examples === refExamples ? 'refs' : 'calls';
+    for (const t of truth) if (!got.has(t)) dump.push(`${kind}\tFN\t${label}\t${t}\t${unitLines.has(t) ? 'unit' : 'module'}\t${lineText(t)}`);
+    for (const g of got) if (!truth.has(g)) dump.push(`${kind}\tFP\t${label}\t${g}\t${unitLines.has(g) ? 'unit' : 'module'}\t${lineText(g)}`);
+  }
   for (const t of truth) if (!got.has(t) && !unitLines.has(t)) missedTopLevel[examples === refExamples ? 'refs' : 'calls']++;
   for (const g of got) if (truth.has(g)) tp++;
   acc.tp += tp;
@@ -250,6 +260,7 @@ for (const d of sample) {
   void sf;
 }
 
+if (process.env.BENCH_ORACLE_DUMP) writeFileSync(process.env.BENCH_ORACLE_DUMP, `${dump.join('\n')}\n`);
 const pr = (s: Score) => ({ precision: s.tp / Math.max(1, s.tp + s.fp), recall: s.tp / Math.max(1, s.tp + s.fn) });
 const f3 = (x: number) => x.toFixed(3);
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;

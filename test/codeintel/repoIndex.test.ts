@@ -29,6 +29,39 @@ describe('RepoIndex', () => {
     expect(inc.edgeList().some((e) => e.includes('pkg/extra.py#more') && e.includes('pkg/service.py#extra'))).toBe(true);
   });
 
+  it('incremental updates equal a full build when definitions move, change kind or export, or files come and go', () => {
+    const inc = new RepoIndex();
+    inc.apply(all(), []);
+    const steps: Array<[Record<string, string>, string[]]> = [
+      // A definition inserted above the others: every unit of the file moves, other files' edges into it are remapped.
+      [{ 'pkg/store.py': `def first():\n    return helper()\n\n\n${REPO['pkg/store.py']}` }, []],
+      // Same names, one function becomes a class: files naming it must be recomputed.
+      [{ 'src/util.ts': REPO['src/util.ts']!.replace('export function formatName(first: string, last: string): string {\n  return first + \' \' + last;\n}', 'export class formatName {}') }, []],
+      // A private helper stops being exported: explicit imports no longer reach it.
+      [{ 'src/util.ts': REPO['src/util.ts']!.replace('export class Greeter', 'class Greeter') }, []],
+      // A new file defining a name others use, then a deletion.
+      [{ 'pkg/other.py': 'def helper():\n    return 2\n\n\ndef handle(k, v):\n    return helper()\n' }, []],
+      [{}, ['pkg/service.py']],
+      [{ 'pkg/service.py': REPO['pkg/service.py']! }, []],
+      // A function passed as a value and a sibling method read as a property (the index's value references).
+      [{ 'src/main.ts': `${REPO['src/main.ts']}\nexport const names = ['a'].map(formatName.bind(null));\nexport function each(xs: string[]) {\n  return xs.map(run);\n}\n` }, []],
+    ];
+    const current: Record<string, string> = { ...REPO };
+    for (const [upserts, deleted] of steps) {
+      inc.apply(Object.entries(upserts).map(([p, c]) => analyse(p, c)), deleted);
+      Object.assign(current, upserts);
+      for (const d of deleted) delete current[d];
+      const full = new RepoIndex();
+      full.apply(Object.entries(current).map(([p, c]) => analyse(p, c)), []);
+      expect(inc.edgeList()).toEqual(full.edgeList());
+      expect(inc.size).toEqual(full.size);
+      expect([...inc.code.rank]).toEqual([...full.code.rank].map((x) => expect.closeTo(x, 12)));
+    }
+    // An edit that leaves every name as it was recomputes only the edited file.
+    const stats = inc.apply([analyse('pkg/api.py', `${current['pkg/api.py']}\n# a comment\n`)], []);
+    expect(stats.recomputed_files).toBe(1);
+  });
+
   it('defs, refs with lines, callers, source, blast radius, dead code, repo map, search', () => {
     const idx = new RepoIndex();
     idx.apply(all(), []);

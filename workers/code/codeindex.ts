@@ -42,17 +42,20 @@ export class CodeIndex {
   /** `parts`: a table, import resolution and edges built elsewhere (the incremental code-intelligence index). */
   constructor(
     readonly analyses: FileAnalysis[],
-    parts?: { table: UnitTable; imports: ImportResolution; edges: UnitEdge[] },
+    parts?: { table: UnitTable; imports: ImportResolution; edges: UnitEdge[]; pagerank?: (n: number, edges: UnitEdge[]) => Float64Array },
   ) {
     this.paths = analyses.map((a) => a.path);
     this.table = parts?.table ?? unitTable(analyses);
     this.imports = parts?.imports ?? resolveImports(analyses);
     this.edges = parts?.edges ?? buildEdges(this.table, this.imports);
+    this.rankWith = parts?.pagerank ?? null;
   }
+
+  private readonly rankWith: ((n: number, edges: UnitEdge[]) => Float64Array) | null;
 
   /** PageRank of every unit, computed on first use. */
   get rank(): Float64Array {
-    this.pagerank ??= pagerank(adjacency(this.table.units.length, this.edges), CODE_PAGERANK);
+    this.pagerank ??= this.rankWith ? this.rankWith(this.table.units.length, this.edges) : pagerank(adjacency(this.table.units.length, this.edges), CODE_PAGERANK);
     return this.pagerank;
   }
 

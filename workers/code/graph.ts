@@ -78,7 +78,8 @@ export function resolveName(table: UnitTable, scope: ResolveScope | null, from: 
   if (!scope) return [];
   const imported = own.filter((c) => scope.imports[file]!.has(table.fileOf[c]!));
   if (imported.length > 0) return imported.length <= MAX_CANDIDATES ? imported : [];
-  if (scope.importedNames[file]!.has(name) && own.length <= MAX_CANDIDATES) return own;
+  // An explicitly imported name reaches what another file exports (not a private helper of the same name).
+  if (scope.importedNames[file]!.has(name) && own.length <= MAX_CANDIDATES) return own.filter((c) => table.units[c]!.exported);
   const implicit = IMPLICIT_SCOPE[scope.languages[file]!];
   if (implicit === 'package') {
     const dir = scope.dirs[file];
@@ -96,11 +97,20 @@ export function buildEdges(table: UnitTable, scope: ResolveScope | null): UnitEd
   return edges;
 }
 
+export interface EdgeOptions {
+  /**
+   * Also reference edges for names used without a call that resolve to a top-level function (passed
+   * as a value) or to a member of the unit's own class (`this.db`, a getter). The code-intelligence
+   * index asks for them (gc_refs); the compression ranking keeps calls and type references only.
+   */
+  valueRefs?: boolean;
+}
+
 /**
  * The out-edges of one unit, appended to `edges` (buildEdges over every unit; the code-intelligence
  * index recomputes only the units a change can affect).
  */
-export function unitEdges(table: UnitTable, scope: ResolveScope | null, i: number, edges: UnitEdge[]): void {
+export function unitEdges(table: UnitTable, scope: ResolveScope | null, i: number, edges: UnitEdge[], opts: EdgeOptions = {}): void {
   const { units } = table;
   const u = units[i]!;
   const seen = new Set<number>();
@@ -114,11 +124,19 @@ export function unitEdges(table: UnitTable, scope: ResolveScope | null, i: numbe
       edges.push({ from: i, to: t, kind: 'call', weight: 1 / targets.length });
     }
   }
+  const file = table.fileOf[i]!;
+  // A name used without a call still depends on: a type, a function passed as a value
+  // (`xs.map(parse)`, `.catch(onError)`), a member of the unit's own class read as a property
+  // (`this.db`, a getter; `self.handler` passed as a callback).
+  const referable = (c: number) => {
+    const k = units[c]!.kind;
+    return TYPE_KINDS.has(k) || (opts.valueRefs === true && k === 'function' && units[c]!.container === null) || (opts.valueRefs === true && k === 'method' && u.container !== null && units[c]!.container === u.container && table.fileOf[c] === file);
+  };
   for (const name of u.identifiers) {
     const candidates = table.byName.get(name);
     if (!candidates || candidates.length > MAX_CANDIDATES) continue;
-    if (!candidates.some((c) => TYPE_KINDS.has(units[c]!.kind))) continue;
-    const targets = resolveName(table, scope, i, name).filter((t) => TYPE_KINDS.has(units[t]!.kind) && units[t]!.parent !== i && t !== u.parent);
+    if (!candidates.some(referable)) continue;
+    const targets = resolveName(table, scope, i, name).filter((t) => referable(t) && units[t]!.parent !== i && t !== u.parent);
     for (const t of targets) {
       if (t === i || seen.has(t) || isAncestor(units, t, i)) continue;
       seen.add(t);

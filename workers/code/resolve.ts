@@ -38,8 +38,35 @@ function addSuffixes(map: Map<string, number[]>, key: string, file: number): voi
   }
 }
 
+/** One file's resolved imports: file indexes, explicitly imported names, paths, unresolved modules. */
+export interface FileImports {
+  set: Set<number>;
+  names: Set<string>;
+  resolved: string[];
+  unresolved: string[];
+}
+
 /** Map each file's imports to files in the set (by path suffix, per-language module syntax). */
 export function resolveImports(analyses: FileAnalysis[]): ImportResolution {
+  const resolveFile = importResolver(analyses);
+  const imports: Set<number>[] = [];
+  const importedNames: Set<string>[] = [];
+  const perFile: ImportResolution['perFile'] = [];
+  analyses.forEach((a, f) => {
+    const r = resolveFile(a, f);
+    imports.push(r.set);
+    importedNames.push(r.names);
+    perFile.push({ path: a.path, resolved: r.resolved, unresolved: r.unresolved });
+  });
+  return { imports, importedNames, perFile, languages: analyses.map((a) => a.language), dirs: analyses.map((a) => dirOf(norm(a.path))) };
+}
+
+/**
+ * The path indexes of a file set, and a function resolving one file's imports against them (file
+ * `f` of the set, possibly with new content): what the incremental index re-runs for a changed file
+ * while the set of paths stays the same.
+ */
+export function importResolver(analyses: FileAnalysis[]): (a: FileAnalysis, f: number) => FileImports {
   const noExt = new Map<string, number[]>();
   const withExt = new Map<string, number[]>();
   const byDir = new Map<string, number[]>();
@@ -109,10 +136,8 @@ export function resolveImports(analyses: FileAnalysis[]): ImportResolution {
     }
   };
 
-  const imports: Set<number>[] = [];
-  const importedNames: Set<string>[] = [];
-  const perFile: ImportResolution['perFile'] = [];
-  analyses.forEach((a, f) => {
+  const paths = analyses.map((a) => a.path);
+  return (a, f) => {
     const set = new Set<number>();
     const names = new Set<string>();
     const resolved: string[] = [];
@@ -122,13 +147,10 @@ export function resolveImports(analyses: FileAnalysis[]): ImportResolution {
       const hits = lookup(a, imp.module, imp.names).filter((h) => h !== f);
       if (hits.length === 0) unresolved.push(imp.module);
       for (const h of hits) {
-        if (!set.has(h)) resolved.push(analyses[h]!.path);
+        if (!set.has(h)) resolved.push(paths[h]!);
         set.add(h);
       }
     }
-    imports.push(set);
-    importedNames.push(names);
-    perFile.push({ path: a.path, resolved, unresolved });
-  });
-  return { imports, importedNames, perFile, languages: analyses.map((a) => a.language), dirs: analyses.map((a) => dirOf(norm(a.path))) };
+    return { set, names, resolved, unresolved };
+  };
 }

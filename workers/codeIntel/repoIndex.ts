@@ -6,9 +6,11 @@
 import { reach, resolveFocus } from '../code/blast.js';
 import { bm25Search, words } from '../code/bm25.js';
 import { CodeIndex, type DefInfo } from '../code/codeindex.js';
+import type { CodeUnit } from '../code/types.js';
 import { BlastRadiusInputError } from '../code/errors.js';
 import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
-import { resolveImports } from '../code/resolve.js';
+import { importResolver, resolveImports, type FileImports, type ImportResolution } from '../code/resolve.js';
+import { unitPagerank } from './rank.js';
 import { structuralFromIndex } from '../code/structural.js';
 import { renderBudget, signatureText } from '../code/render.js';
 import { computeLineStarts, indentAt } from '../code/text.js';
@@ -20,13 +22,15 @@ import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
 const MAX_CANDIDATES = 4;
+/** The index's graph also links functions passed as values and own-class members read as properties. */
+const VALUE_REFS = { valueRefs: true } as const;
 /** gc_refs counts unresolved uses of a name up to this many. */
 const UNRESOLVED_SCAN_MAX = 500;
 
 /** An edge stored with its source file: target by (path, local unit index), so file order may change. */
 interface LocalEdge {
   from: number;
-  toPath: string;
+  toSlot: FileSlot;
   to: number;
   kind: 'call' | 'reference';
   weight: number;
@@ -40,6 +44,12 @@ interface FileSlot {
   uses: Set<string>;
   /** Resolved imports as last computed (a change marks the file for edge recomputation). */
   importKey: string;
+  /** Global index of this file's first unit in the current table. */
+  base: number;
+  /** This file's units as the table holds them (parents global); null: to be built. */
+  global: CodeUnit[] | null;
+  /** `edges` as the table's UnitEdge objects (global indexes), kept in step with `base`. */
+  globalEdges: UnitEdge[];
 }
 
 export interface ApplyStats {
@@ -85,13 +95,62 @@ function inComment(text: string, at: number): boolean {
 function viaReceiver(text: string, at: number): boolean {
   let i = at - 1;
   while (i >= 0 && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '?' || text[i] === '!')) i--;
+  // `...f(x)`: a spread, not a receiver.
+  if (text[i] === '.' && text[i - 1] === '.') return false;
+  // `/re/g.test(…)`: a regular expression literal's method, not one of ours.
+  if (text[i] === '.' && /\/[dgimsuy]*$/.test(text.slice(Math.max(0, i - 8), i)) && /[^\s*]\/[dgimsuy]*$/.test(text.slice(Math.max(0, i - 9), i))) return false;
   return text[i] === '.' || (text[i] === ':' && text[i - 1] === ':') || (text[i] === '>' && text[i - 1] === '-');
 }
 
 const clip = (s: string | null, n = 400): string | null => (s === null ? null : s.length > n ? `${s.slice(0, n)}…` : s);
 
+/**
+ * What changed between a file's old and new units as other files' name resolution sees it: the
+ * names whose definitions here differ (a unit added or removed, its kind or export changed), and
+ * old local index -> new local index for the units that stayed (matched by qualified name, kind
+ * and occurrence), or null when nothing moved.
+ */
+export function diffUnits(before: CodeUnit[], after: CodeUnit[]): { changed: Set<string>; remap: Int32Array | null } {
+  const ids = (units: CodeUnit[]) => {
+    const count = new Map<string, number>();
+    return units.map((u) => {
+      const k = `${u.qualified}\u0001${u.kind}`;
+      const n = count.get(k) ?? 0;
+      count.set(k, n + 1);
+      return `${k}\u0001${n}`;
+    });
+  };
+  const oldIds = ids(before);
+  const newIds = ids(after);
+  const sigs = (units: CodeUnit[], keys: string[]) => {
+    const m = new Map<string, string[]>();
+    units.forEach((u, j) => {
+      let list = m.get(u.name);
+      if (!list) m.set(u.name, (list = []));
+      list.push(`${keys[j]}\u0001${u.exported ? 1 : 0}`);
+    });
+    return new Map([...m].map(([n, l]) => [n, l.sort().join('\u0002')]));
+  };
+  const a = sigs(before, oldIds);
+  const b = sigs(after, newIds);
+  const changed = new Set<string>();
+  for (const [n, sig] of a) if (b.get(n) !== sig) changed.add(n);
+  for (const n of b.keys()) if (!a.has(n)) changed.add(n);
+  const at = new Map(newIds.map((k, j) => [k, j]));
+  const remap = new Int32Array(before.length);
+  let moved = false;
+  oldIds.forEach((k, j) => {
+    const to = at.get(k) ?? -1;
+    remap[j] = to;
+    if (to !== j) moved = true;
+  });
+  return { changed, remap: moved ? remap : null };
+}
+
 export class RepoIndex {
   private readonly files = new Map<string, FileSlot>();
+  private resolver: ((a: RepoFileAnalysis, f: number) => FileImports) | null = null;
+  private lastImports: ImportResolution | null = null;
   /** name -> paths of files whose units call or mention it. */
   private readonly users = new Map<string, Set<string>>();
   private index: CodeIndex = new CodeIndex([], { table: unitTable([]), imports: resolveImports([]), edges: [] });
@@ -120,19 +179,36 @@ export class RepoIndex {
     const t0 = performance.now();
     const names = new Set<string>();
     const dirty = new Set<string>();
+    /** Per changed path: old local unit index -> new one (-1: gone), for edges other files keep into it. */
+    const remaps = new Map<FileSlot, Int32Array>();
+    const upserted = new Set<string>();
+    let pathsChanged = false;
     const forget = (path: string) => {
       const old = this.files.get(path);
       if (!old) return;
-      for (const u of old.analysis.units) names.add(u.name);
       for (const n of old.uses) this.users.get(n)?.delete(path);
     };
     for (const path of deleted) {
+      const old = this.files.get(path);
+      if (!old) continue;
+      for (const u of old.analysis.units) names.add(u.name);
       forget(path);
       this.files.delete(path);
+      pathsChanged = true;
     }
     for (const a of upserts) {
+      const prev = this.files.get(a.path);
+      if (prev) {
+        // Only names whose definitions here changed in what other files' resolution sees (which
+        // units, their kind and export) can move other files' edges; the rest are remapped.
+        const { changed, remap } = diffUnits(prev.analysis.units, a.units);
+        for (const n of changed) names.add(n);
+        if (remap) remaps.set(prev, remap);
+      } else {
+        for (const u of a.units) names.add(u.name);
+        pathsChanged = true;
+      }
       forget(a.path);
-      for (const u of a.units) names.add(u.name);
       const uses = new Set<string>();
       for (const u of a.units) {
         for (const c of u.calls) uses.add(c);
@@ -145,25 +221,70 @@ export class RepoIndex {
         if (!set) this.users.set(n, (set = new Set()));
         set.add(a.path);
       }
-      const prev = this.files.get(a.path);
       if (prev) {
         prev.analysis = a;
         prev.uses = uses;
         prev.importKey = '\u0000';
-      } else this.files.set(a.path, { analysis: a, edges: [], uses, importKey: '\u0000' });
+        prev.global = null;
+      } else this.files.set(a.path, { analysis: a, edges: [], uses, importKey: '\u0000', base: -1, global: null, globalEdges: [] });
       dirty.add(a.path);
+      upserted.add(a.path);
     }
     for (const n of names) for (const p of this.users.get(n) ?? []) dirty.add(p);
-
+    // Edges of files not recomputed keep pointing at the same definitions in a changed file.
+    if (remaps.size > 0) {
+      for (const [path, s] of this.files) {
+        if (dirty.has(path)) continue;
+        for (const e of s.edges) {
+          const r = remaps.get(e.toSlot);
+          if (r) e.to = r[e.to]!;
+        }
+      }
+    }
     const slots = [...this.files.values()];
     const analyses = slots.map((s) => s.analysis);
-    const table = unitTable(analyses);
-    const imports = resolveImports(analyses);
-    const offsets = new Map<string, number>();
+    // The unit table: each file keeps its units with global parents; a file whose first unit moved
+    // only has its parents shifted, a changed file is copied again.
+    const units: CodeUnit[] = [];
+    const fileOf: number[] = [];
+    const byName = new Map<string, number[]>();
     let offset = 0;
     slots.forEach((s, f) => {
-      offsets.set(s.analysis.path, offset);
-      offset += s.analysis.units.length;
+      const local = s.analysis.units;
+      if (!s.global) s.global = local.map((u) => (u.parent >= 0 ? { ...u, parent: u.parent + offset } : u));
+      else if (s.base !== offset) for (let j = 0; j < local.length; j++) if (local[j]!.parent >= 0) s.global[j]!.parent = local[j]!.parent + offset;
+      s.base = offset;
+      for (let j = 0; j < local.length; j++) {
+        const u = s.global[j]!;
+        units.push(u);
+        fileOf.push(f);
+        const list = byName.get(u.name);
+        if (list) list.push(offset + j);
+        else byName.set(u.name, [offset + j]);
+      }
+      offset += local.length;
+    });
+    const table = { units, fileOf, byName };
+    // Import resolution: whole when the set of paths changed, else again for the changed files only.
+    let imports: ImportResolution;
+    if (pathsChanged || !this.resolver || !this.lastImports) {
+      this.resolver = importResolver(analyses);
+      imports = resolveImports(analyses);
+    } else {
+      const prev = this.lastImports;
+      imports = { imports: prev.imports.slice(), importedNames: prev.importedNames.slice(), perFile: prev.perFile.slice(), languages: prev.languages.slice(), dirs: prev.dirs };
+      slots.forEach((s, f) => {
+        if (!upserted.has(s.analysis.path)) return;
+        const r = this.resolver!(s.analysis, f);
+        imports.imports[f] = r.set;
+        imports.importedNames[f] = r.names;
+        imports.perFile[f] = { path: s.analysis.path, resolved: r.resolved, unresolved: r.unresolved };
+        imports.languages[f] = s.analysis.language;
+      });
+    }
+    this.lastImports = imports;
+    slots.forEach((s, f) => {
+      if (!pathsChanged && !upserted.has(s.analysis.path)) return;
       const key = imports.perFile[f]!.resolved.join('\n');
       if (key !== s.importKey) {
         s.importKey = key;
@@ -172,29 +293,32 @@ export class RepoIndex {
     });
     let recomputed = 0;
     const scratch: UnitEdge[] = [];
-    slots.forEach((s, f) => {
-      if (!dirty.has(s.analysis.path)) return;
+    for (const s of slots) {
+      if (!dirty.has(s.analysis.path)) continue;
       recomputed++;
-      const base = offsets.get(s.analysis.path)!;
+      const base = s.base;
       scratch.length = 0;
-      for (let j = 0; j < s.analysis.units.length; j++) unitEdges(table, imports, base + j, scratch);
+      for (let j = 0; j < s.analysis.units.length; j++) unitEdges(table, imports, base + j, scratch, VALUE_REFS);
       s.edges = scratch.map((e) => {
-        const toFile = table.fileOf[e.to]!;
-        const toPath = slots[toFile]!.analysis.path;
-        return { from: e.from - base, toPath, to: e.to - offsets.get(toPath)!, kind: e.kind, weight: e.weight };
+        const toSlot = slots[table.fileOf[e.to]!]!;
+        return { from: e.from - base, toSlot, to: e.to - toSlot.base, kind: e.kind, weight: e.weight };
       });
-      void f;
-    });
+      s.globalEdges = s.edges.map((e) => ({ from: base + e.from, to: e.toSlot.base + e.to, kind: e.kind, weight: e.weight }));
+    }
+    // The edge list: each file's edge objects, indexes brought up to date where files moved.
     const edges: UnitEdge[] = [];
     for (const s of slots) {
-      const base = offsets.get(s.analysis.path)!;
-      for (const e of s.edges) {
-        const to = offsets.get(e.toPath);
-        if (to === undefined) continue; // cannot happen: users of a deleted file's names were recomputed
-        edges.push({ from: base + e.from, to: to + e.to, kind: e.kind, weight: e.weight });
+      const base = s.base;
+      const ge = s.globalEdges;
+      for (let k = 0; k < ge.length; k++) {
+        const e = s.edges[k]!;
+        const g = ge[k]!;
+        g.from = base + e.from;
+        g.to = e.toSlot.base + e.to;
+        edges.push(g);
       }
     }
-    this.index = new CodeIndex(analyses, { table, imports, edges });
+    this.index = new CodeIndex(analyses, { table, imports, edges, pagerank: unitPagerank });
     this.lineStarts = new Map();
     this.gaps = new Map();
     this.children = null;
@@ -236,7 +360,7 @@ export class RepoIndex {
   }
 
   /** Lines of unit i that mention `name` as a whole word, outside its nested definitions. */
-  private mentionLines(i: number, name: string, max = 20, receiverOnly = false): number[] {
+  private mentionLines(i: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
     const u = this.index.units[i]!;
     const f = this.index.table.fileOf[i]!;
     const text = this.index.analyses[f]!.content;
@@ -248,7 +372,7 @@ export class RepoIndex {
     re.lastIndex = u.name === name && u.bodyStart !== null ? u.bodyStart : u.start;
     for (let m = re.exec(text); m && m.index < u.end; m = re.exec(text)) {
       if (skip.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
-      if (inComment(text, m.index) || (receiverOnly && !viaReceiver(text, m.index))) continue;
+      if (inComment(text, m.index) || (receiverOnly && !viaReceiver(text, m.index)) || (accept && !accept(text, m.index))) continue;
       const line = this.lineAt(f, m.index);
       if (out[out.length - 1] !== line) out.push(line);
       if (out.length >= max) break;
@@ -257,7 +381,7 @@ export class RepoIndex {
   }
 
   /** Lines of module-level code (outside definitions and imports) of file f that mention `name`. */
-  private moduleLines(f: number, name: string, max = 20, receiverOnly = false): number[] {
+  private moduleLines(f: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
     const a = this.index.analyses[f]! as RepoFileAnalysis;
     let gaps = this.gaps.get(f);
     if (!gaps) this.gaps.set(f, (gaps = moduleGaps(a)));
@@ -267,7 +391,7 @@ export class RepoIndex {
     for (const [s, e] of gaps) {
       re.lastIndex = s;
       for (let m = re.exec(a.content); m && m.index < e; m = re.exec(a.content)) {
-        if (inComment(a.content, m.index) || (receiverOnly && !viaReceiver(a.content, m.index))) continue;
+        if (inComment(a.content, m.index) || (receiverOnly && !viaReceiver(a.content, m.index)) || (accept && !accept(a.content, m.index))) continue;
         const line = this.lineAt(f, m.index);
         if (out[out.length - 1] !== line) out.push(line);
         if (out.length >= max) return out;
@@ -331,7 +455,7 @@ export class RepoIndex {
     if (sameFile.length > 0) return sameFile;
     const imported = own.filter((c) => imports.imports[f]!.has(table.fileOf[c]!));
     if (imported.length > 0) return imported;
-    if (imports.importedNames[f]!.has(name)) return own;
+    if (imports.importedNames[f]!.has(name)) return own.filter((c) => table.units[c]!.exported);
     const lang = imports.languages[f]!;
     if (lang === 'go' || lang === 'java') return own.filter((c) => imports.dirs[table.fileOf[c]!] === imports.dirs[f]);
     if (lang === 'c' || lang === 'cpp' || lang === 'rust') return own;
@@ -359,35 +483,120 @@ export class RepoIndex {
     };
   }
 
+  /**
+   * A member of a JS/TS interface or type is also named where an object literal implements it
+   * (`{ handler: fn }`, `async handler(…) {`, route and tool tables): such property definitions in
+   * the declaring file and in files importing it, outside other interface and type declarations.
+   */
+  private literalMembers(t: number, out: RefEntry[]): void {
+    const { units, table, imports } = this.index;
+    const u = units[t]!;
+    if (u.parent < 0 || (units[u.parent]!.kind !== 'interface' && units[u.parent]!.kind !== 'type')) return;
+    const ft = table.fileOf[t]!;
+    if (!['javascript', 'typescript', 'tsx'].includes(this.index.analyses[ft]!.language)) return;
+    const name = u.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const re = new RegExp(`(?:^[ \\t]*(?:async[ \\t]+)?${name}[ \\t]*\\(.*\\)[ \\t]*(?::[^=\\n]*)?\\{[ \\t]*$|(?:^|[{,])[ \\t]*${name}[ \\t]*:(?!:))`, 'gm');
+    for (let f = 0; f < this.index.analyses.length; f++) {
+      if (f !== ft && !imports.imports[f]!.has(ft)) continue;
+      const a = this.index.analyses[f]!;
+      if (!a.content.includes(u.name)) continue;
+      const base = this.unitIndex(f, 0);
+      const byUnit = new Map<number, number[]>();
+      for (let m = re.exec(a.content); m; m = re.exec(a.content)) {
+        const at = m.index + m[0].indexOf(u.name);
+        if (inComment(a.content, at)) continue;
+        let owner = -1;
+        a.units.forEach((x, j) => {
+          if (x.start <= at && at < x.end && (owner < 0 || x.start >= a.units[owner]!.start)) owner = j;
+        });
+        if (owner >= 0 && (a.units[owner]!.kind === 'interface' || a.units[owner]!.kind === 'type')) continue;
+        const line = this.lineAt(f, at);
+        let list = byUnit.get(owner);
+        if (!list) byUnit.set(owner, (list = []));
+        if (list[list.length - 1] !== line) list.push(line);
+      }
+      for (const [owner, lines] of byUnit) {
+        const info: DefInfo = owner >= 0 ? this.info(base + owner) : { id: `${a.path}#<module>`, path: a.path, kind: 'module' as DefInfo['kind'], name: '<module>', qualified: '<module>', signature: '', doc: null, start_line: 1, end_line: a.lines, exported: false };
+        out.push({ ...info, via: 'reference', target: u.id, lines, ambiguous: false, candidates: 1 });
+      }
+    }
+  }
+
   refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
     const targets = this.resolve(symbol);
     const targetSet = new Set(targets);
     const incoming = this.index.incomingEdges();
     const out: RefEntry[] = [];
     const linked = new Set<number>();
-    const receiverOnly = (t: number) => this.index.units[t]!.container !== null && this.index.units[t]!.kind === 'method' && RECEIVER_LANGS.has(this.index.analyses[this.index.table.fileOf[t]!]!.language);
+    const { units } = this.index;
+    const langOf = (t: number) => this.index.analyses[this.index.table.fileOf[t]!]!.language;
+    const receiverOnly = (t: number) => units[t]!.container !== null && units[t]!.kind === 'method' && RECEIVER_LANGS.has(langOf(t));
+    const JS = new Set(['javascript', 'typescript', 'tsx']);
+    // A JS/TS constructor is used where its class is instantiated: `new C(…)` sites of the class's uses.
+    const ctorClass = (t: number) => (units[t]!.name === 'constructor' && units[t]!.parent >= 0 && JS.has(langOf(t)) ? units[t]!.parent : -1);
+    const afterNew = (text: string, at: number) => /\bnew\s+$/.test(text.slice(Math.max(0, at - 12), at));
+    // A getter is called by reading it (`this.db`): its reference edges are calls.
+    const accessor = (t: number) => units[t]!.kind === 'method' && /^\s*(?:(?:public|private|protected|static|override)\s+)*[gs]et\s+[\w$#]/.test(units[t]!.signature);
+    // A function named without a call (passed as a value): not a string's word, a property key, or
+    // (JS/TS) a property read `x.name`; and not in a unit that declares a local of that name.
+    const valueUse = (t: number) => {
+      if (units[t]!.kind !== 'function') return undefined;
+      const js = JS.has(langOf(t));
+      return (text: string, at: number) => {
+        const end = at + units[t]!.name.length;
+        const q = text[at - 1];
+        if ((q === "'" || q === '"' || q === '`') && text[end] === q) return false;
+        if (/^\s*:(?!:)/.test(text.slice(end, end + 8)) && !/\?\s*$/.test(text.slice(Math.max(0, at - 20), at))) return false;
+        return !(js && viaReceiver(text, at));
+      };
+    };
+    const declaresLocal = (i: number, name: string) => {
+      const u = units[i]!;
+      const text = this.index.analyses[this.index.table.fileOf[i]!]!.content.slice(u.start, u.end);
+      const n = name.replace(/[$]/g, '\\$');
+      return new RegExp(`\\b(?:const|let|var)\\s+(?:[\\[{][^=;]*?)?\\b${n}\\b`).test(text) || new RegExp(`[(,]\\s*${n}\\s*[?:,)=]`).test(u.signature);
+    };
+    // A method read as a property of the unit's own class (the graph's same-class reference edges): `this.x` / `self.x`.
+    const viaSelf = (text: string, at: number) => /(?:\bthis\??|\bself)\.\s*$/.test(text.slice(Math.max(0, at - 8), at));
     for (const t of targets) {
-      const name = this.index.units[t]!.name;
-      const viaDot = receiverOnly(t);
-      for (const ei of incoming[t]!) {
+      const ctor = ctorClass(t);
+      const name = ctor >= 0 ? units[ctor]!.name : units[t]!.name;
+      const viaDot = ctor < 0 && receiverOnly(t);
+      const callsAll = accessor(t);
+      const asValue = valueUse(t);
+      for (const ei of incoming[ctor >= 0 ? ctor : t]!) {
         const e = this.index.edges[ei]!;
-        if (!kinds.includes(e.kind)) continue;
+        const via = callsAll ? 'call' : e.kind;
+        if (!kinds.includes(via)) continue;
         linked.add(e.from);
         // A class -> constructor edge is containment, not a use site.
-        const parentEdge = this.index.units[t]!.parent === e.from && e.kind === 'call';
-        if (parentEdge) continue;
+        if (ctor < 0 && units[t]!.parent === e.from && e.kind === 'call') continue;
+        if (ctor >= 0 && (e.kind !== 'call' || e.to !== ctor)) continue;
         const full = e.kind === 'call' ? 1 : 0.5;
         const candidates = Math.max(1, Math.round(full / e.weight));
-        const lines = this.mentionLines(e.from, name, 20, viaDot);
+        let accept: ((text: string, at: number) => boolean) | undefined = ctor >= 0 ? afterNew : asValue;
+        if (e.kind === 'reference' && asValue && declaresLocal(e.from, name)) continue;
+        // Resolved within its own class: reached as `this.x` / `self.x`, not `this.other.x`.
+        if (ctor < 0 && units[t]!.kind === 'method' && units[e.from]!.container === units[t]!.container && this.index.table.fileOf[e.from] === this.index.table.fileOf[t]) accept = viaSelf;
+        const lines = this.mentionLines(e.from, name, 200, viaDot, accept);
+        if (e.kind === 'reference' && lines.length === 0) continue;
         // A method named without a receiver is some other definition's name (a function, a variable): not this one.
-        if (viaDot && lines.length === 0) continue;
-        out.push({ ...this.info(e.from), via: e.kind, target: this.index.units[t]!.id, lines, ambiguous: candidates > 1, candidates });
+        if ((viaDot || ctor >= 0) && lines.length === 0) continue;
+        out.push({ ...this.info(e.from), via, target: units[t]!.id, lines, ambiguous: candidates > 1, candidates });
       }
+      // A recursive definition uses itself (the graph keeps no self-edges).
+      if (ctor < 0 && kinds.includes('call') && units[t]!.calls.includes(units[t]!.name)) {
+        const lines = this.mentionLines(t, name, 200, viaDot);
+        if (lines.length) out.push({ ...this.info(t), via: 'call', target: units[t]!.id, lines, ambiguous: false, candidates: 1 });
+      }
+      if (kinds.includes('reference')) this.literalMembers(t, out);
     }
     // Module-level code (top-level statements, object literals of definitions such as route tables)
     // is no definition of its own: its uses are attributed per file, resolved by the file's scope.
-    for (const t of targets) {
-      const name = this.index.units[t]!.name;
+    for (const t0 of targets) {
+      const ctor = ctorClass(t0);
+      const t = ctor >= 0 ? ctor : t0;
+      const name = units[t]!.name;
       for (const path of this.users.get(name) ?? []) {
         const f = this.pathIndex(path);
         if (f < 0) continue;
@@ -399,12 +608,12 @@ export class RepoIndex {
         if (!kinds.includes(via)) continue;
         const hits = this.resolveFrom(f, name);
         if (!hits.includes(t)) continue;
-        const lines = this.moduleLines(f, name, 20, receiverOnly(t));
+        const lines = this.moduleLines(f, name, 200, ctor < 0 && receiverOnly(t), ctor >= 0 ? afterNew : valueUse(t));
         if (lines.length === 0) continue;
         const a = this.index.analyses[f]!;
         out.push({
           id: `${path}#<module>`, path, kind: 'module', name: '<module>', qualified: '<module>', signature: '', doc: null,
-          start_line: 1, end_line: a.lines, exported: false, via, target: this.index.units[t]!.id, lines, ambiguous: hits.length > 1, candidates: hits.length,
+          start_line: 1, end_line: a.lines, exported: false, via: ctor >= 0 ? 'call' : via, target: units[t0]!.id, lines, ambiguous: hits.length > 1, candidates: hits.length,
         });
       }
     }
@@ -659,13 +868,27 @@ export class RepoIndex {
     const edgeKinds: Record<string, number> = {};
     for (const e of edges) edgeKinds[e.kind] = (edgeKinds[e.kind] ?? 0) + 1;
     const rank = this.index.rank;
-    const order = Array.from({ length: units.length }, (_, i) => i).sort((a, b) => rank[b]! - rank[a]!);
+    // The `top` most central units (as a stable sort by rank would order them), without sorting all.
+    const order: number[] = [];
+    for (let i = 0; i < units.length; i++) {
+      if (order.length >= top && !(rank[i]! > rank[order[order.length - 1]!]!)) continue;
+      let k = order.length;
+      while (k > 0 && rank[order[k - 1]!]! < rank[i]!) k--;
+      order.splice(k, 0, i);
+      if (order.length > top) order.pop();
+    }
     const importedBy = new Map<string, number>();
     for (const pf of imports.perFile) for (const t of pf.resolved) importedBy.set(t, (importedBy.get(t) ?? 0) + 1);
+    const perFile = new Float64Array(paths.length);
+    const hasUnits = new Uint8Array(paths.length);
+    for (let i = 0; i < units.length; i++) {
+      const f = table.fileOf[i]!;
+      perFile[f] = perFile[f]! + rank[i]!;
+      hasUnits[f] = 1;
+    }
     const fileRank = new Map<string, number>();
-    units.forEach((_, i) => {
-      const p = paths[table.fileOf[i]!]!;
-      fileRank.set(p, (fileRank.get(p) ?? 0) + rank[i]!);
+    paths.forEach((p, f) => {
+      if (hasUnits[f]) fileRank.set(p, perFile[f]!);
     });
     const unresolvedModules = new Map<string, number>();
     for (const pf of imports.perFile) for (const m of pf.unresolved) unresolvedModules.set(m, (unresolvedModules.get(m) ?? 0) + 1);
