@@ -8,6 +8,7 @@ import { bm25Idf, bm25Term } from '../shared/bm25.js';
 import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { countTokens } from '../shared/tokens.js';
 import { terms } from '../text/terms.js';
+import { compileKnowledge, lintKnowledge, type CompileInput } from './knowledge.js';
 import { classify, pack, prepare, type PackMessage, type PackResult, type Prepared } from './afm.js';
 
 export type MemorySearchMode = 'hybrid' | 'bm25' | 'dense';
@@ -120,6 +121,11 @@ export const memoryTasks = {
     afmCache.set(i.key, p);
     return { miss: false, critical_full_tokens: p.criticalFull, packed: i.budget === null ? null : pack(p, i.budget) };
   },
+
+  /** Compiled knowledge: the project's index (outline, summary, key terms, related items). */
+  knowledgeCompile: (i: CompileInput) => compileKnowledge(i),
+  /** Compiled knowledge: lint findings over the project's chunks. */
+  knowledgeLint: (i: CompileInput) => ({ findings: lintKnowledge(i) }),
 
   memorySearch: async (i: MemorySearchInput): Promise<{ miss: true } | { miss: false; hits: MemoryHit[]; n: number }> => {
     let index = cache.get(i.key);

@@ -2,7 +2,8 @@
 // search_memory_index, summarize_user_memory), adaptive-memory (afm_*: messages classed CRITICAL,
 // RELEVANT or TRIVIAL; context items packed as FULL, COMPRESSED or PLACEHOLDER) and the general tools
 // get_context_block, get_user_profile, invalidate_fact, list_fact_history, list_memories, and the
-// handoff bundle tools (create_handoff_bundle, get_handoff_bundle, list_handoff_bundles, replay_handoff_bundle).
+// handoff bundle tools (create_handoff_bundle, get_handoff_bundle, list_handoff_bundles, replay_handoff_bundle)
+// and compiled knowledge (compile_knowledge, get_knowledge_index, lint_knowledge).
 // The spec names no response fields for these; entries check the nouns it uses (importance classes,
 // item forms) and the names issue 19 gives (compact index entries: id, title, tokens; facts:
 // valid-from, valid-to, superseded-by), each noted where derived.
@@ -189,6 +190,37 @@ export default {
       key: 'project',
       note: NO_FIELDS,
       fields: { bundle_id: t.uuid, content_hash: t.string, context: t.string, restored: t.object },
+    },
+    {
+      tool: 'compile_knowledge',
+      spec: 'general | compile_knowledge',
+      args: {},
+      key: 'project',
+      note: NO_FIELDS,
+      fields: { index_item_id: t.uuid, compiled_at: t.timestamp, item_count: t.integer, markdown: t.string, 'items[].item_id': t.uuid },
+    },
+    {
+      tool: 'get_knowledge_index',
+      spec: 'general | get_knowledge_index',
+      args: async (c) => {
+        await c.tool('compile_knowledge', {}, 'project');
+        return {};
+      },
+      key: 'project',
+      note: NO_FIELDS,
+      fields: { index_item_id: t.uuid, markdown: t.string, stale: t.boolean },
+      check: async (_data, c) => {
+        const unbound = await c.mcp('owner').callTool({ name: 'get_knowledge_index', arguments: {} });
+        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
+      },
+    },
+    {
+      tool: 'lint_knowledge',
+      spec: 'general | lint_knowledge',
+      args: {},
+      key: 'project',
+      note: NO_FIELDS,
+      fields: { findings: t.array, items_checked: t.integer },
     },
   ],
 } satisfies ContractFile;
