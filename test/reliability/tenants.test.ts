@@ -43,6 +43,7 @@ const TOOL_CALLS: { tool: string; args: () => Record<string, unknown>; error: st
   { tool: 'get_original_output', args: () => ({ original_id: ids.original_id }), error: ['not_found'] },
   { tool: 'read_skeleton', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
   { tool: 'modulate_region', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
+  { tool: 'get_multi_level_skeleton', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
   { tool: 'get_stats', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
   { tool: 'delete_document', args: () => ({ file_id: ids.file_id }), error: ['not_found'] },
   { tool: 'gc_revoke_api_key', args: () => ({ key_id: ids.key_id }), error: ['forbidden'] },
