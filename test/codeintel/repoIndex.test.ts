@@ -56,6 +56,9 @@ describe('RepoIndex', () => {
       expect(inc.edgeList()).toEqual(full.edgeList());
       expect(inc.size).toEqual(full.size);
       expect([...inc.code.rank]).toEqual([...full.code.rank].map((x) => expect.closeTo(x, 12)));
+      for (const symbol of ['helper', 'formatName', 'Store.save', 'Greeter.greet', 'run']) {
+        expect(inc.refs(symbol, ['call', 'reference'], 100)).toEqual(full.refs(symbol, ['call', 'reference'], 100));
+      }
     }
     // An edit that leaves every name as it was recomputes only the edited file.
     const stats = inc.apply([analyse('pkg/api.py', `${current['pkg/api.py']}\n# a comment\n`)], []);

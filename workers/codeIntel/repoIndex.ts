@@ -329,6 +329,9 @@ export class RepoIndex {
     this.fileOfPath = null;
     this.bm25Docs = null;
     this.reverseAdj = null;
+    // Both index into the previous table and edge list (a file's unit count may change without the totals they checked).
+    this.unitOffsets = null;
+    this.outgoing = null;
     return { ...this.size, recomputed_files: recomputed, ms: Math.round((performance.now() - t0) * 10) / 10 };
   }
 
