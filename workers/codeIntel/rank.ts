@@ -29,13 +29,22 @@ export function unitPagerank(n: number, edges: UnitEdge[]): Float64Array {
     for (let k = start[i]!; k < start[i + 1]!; k++) s += w[k]!;
     outW[i] = s;
   }
+  // Nodes without out-links (their mass is spread uniformly) and the others, each in ascending order.
+  let nDangling = 0;
+  for (let i = 0; i < n; i++) if (outW[i] === 0) nDangling++;
+  const dangle = new Int32Array(nDangling);
+  const linked = new Int32Array(n - nDangling);
+  for (let i = 0, a = 0, b = 0; i < n; i++) {
+    if (outW[i] === 0) dangle[a++] = i;
+    else linked[b++] = i;
+  }
   let next = new Float64Array(n);
   for (let it = 0; it < maxIt; it++) {
     let dangling = 0;
-    for (let i = 0; i < n; i++) if (outW[i] === 0) dangling += rank[i]!;
+    for (let x = 0; x < dangle.length; x++) dangling += rank[dangle[x]!]!;
     next.fill((1 - d) / n + (d * dangling) / n);
-    for (let i = 0; i < n; i++) {
-      if (outW[i] === 0) continue;
+    for (let x = 0; x < linked.length; x++) {
+      const i = linked[x]!;
       const share = (d * rank[i]!) / outW[i]!;
       for (let k = start[i]!; k < start[i + 1]!; k++) next[to[k]!] = next[to[k]!]! + share * w[k]!;
     }
