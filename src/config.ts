@@ -143,6 +143,11 @@ function billingPricing(env: NodeJS.ProcessEnv): BillingPricing {
   };
 }
 
+/** The `gc` command line's server (GC_URL) and key (GC_KEY); flags override them (docs/decisions.md). */
+export function cliSettings(env: NodeJS.ProcessEnv = process.env): { url: string | null; key: string | null } {
+  return { url: text(env, 'GC_URL') ?? null, key: text(env, 'GC_KEY') ?? null };
+}
+
 /** The commerce area's settings (docs/commerce.md); tests override parts through AppOptions.commerce. */
 export function commerceSettings(env: NodeJS.ProcessEnv): CommerceSettings {
   const secret = text(env, 'STRIPE_SECRET_KEY');

@@ -1,5 +1,6 @@
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import type { ToolDefinition } from './tool.js';
+import { configureForClientTool } from './tools/clients.js';
 import { helpTool } from './tools/help.js';
 import { TOOLS as CATALOGUE } from './tools/index.js';
 import { isListed, type Toolsets } from './toolsets.js';
@@ -12,11 +13,12 @@ export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
 
 /**
  * The one registry: tools/list, plan gating, tool_help, the agent card and docs/tools.md all read it.
- * tool_help is built here, over the registry it belongs to, so no module imports the registry back.
+ * tool_help and configure_for_client are built here, over the registry they read, so no module imports the registry back.
  */
 const TOOLS: readonly ToolDefinition[] = [
   helpTool({ all: () => TOOLS, get: (name) => byName.get(name), inputSchema: inputJsonSchema }) as ToolDefinition,
   ...(CATALOGUE as ToolDefinition[]),
+  configureForClientTool({ all: () => TOOLS }) as ToolDefinition,
 ];
 const byName = new Map<string, ToolDefinition>(TOOLS.map((t) => [t.name, t]));
 if (byName.size !== TOOLS.length) throw new Error('duplicate tool name in registry');

@@ -27,7 +27,7 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...healthRoutes,
   ...discoveryRoutes,
   ...dashboardRoutes,
-  ...openApiRoutes,
+  ...openApiRoutes(() => allRoutes),
   ...compressRoutes,
   ...codeRoutes,
   ...detectRoutes,

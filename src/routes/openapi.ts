@@ -219,23 +219,24 @@ export function buildOpenApi(routes: readonly AnyRoute[], baseUrl: string, versi
 
 const documents = new Map<string, string>();
 
-export const openApiRoutes = [
-  defineRoute({
-    method: 'GET',
-    path: '/openapi.json',
-    auth: 'public',
-    doc: { summary: 'This OpenAPI 3.1 document', description: 'Generated from the route registry and the request schemas.' },
-    async handler({ services, headers }) {
-      const base = publicBaseUrl(services.config, headers);
-      let raw = documents.get(base);
-      if (!raw) {
-        // Imported here: index.ts imports this file, so a top-level import would be a cycle.
-        const { allRoutes } = await import('./index.js');
-        raw = JSON.stringify(buildOpenApi(allRoutes, base, services.config.version));
-        if (documents.size > 16) documents.clear();
-        documents.set(base, raw);
-      }
-      return { raw, contentType: 'application/json', headers: { 'cache-control': 'public, max-age=300' } };
-    },
-  }),
-];
+/** The /openapi.json route over a registry (passed in by routes/index.ts, so nothing imports it back). */
+export function openApiRoutes(registry: () => readonly AnyRoute[]) {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'public',
+      doc: { summary: 'This OpenAPI 3.1 document', description: 'Generated from the route registry and the request schemas.' },
+      handler({ services, headers }) {
+        const base = publicBaseUrl(services.config, headers);
+        let raw = documents.get(base);
+        if (!raw) {
+          raw = JSON.stringify(buildOpenApi(registry(), base, services.config.version));
+          if (documents.size > 16) documents.clear();
+          documents.set(base, raw);
+        }
+        return { raw, contentType: 'application/json', headers: { 'cache-control': 'public, max-age=300' } };
+      },
+    }),
+  ];
+}

@@ -133,11 +133,16 @@ describe(`two federated instances (${DB_KIND})`, () => {
       expect(verifySignature(hook.json.secret, r.headers['x-gc-signature'] as string, r.body)).toBe(true);
       return JSON.parse(r.body) as { id: string; type: string; data: { task_id: string; status: string } };
     });
-    expect(events.map((e) => [e.type, e.data.task_id, e.data.status])).toEqual(
+    // Deliveries are retried independently, so they may arrive out of order: each carries its id and
+    // created_at, and together they are exactly the task's history (docs/federation.md).
+    const history = status.data.history as { event_id: string; status: string }[];
+    const byId = new Map(events.map((e) => [e.id, e]));
+    expect(byId.size).toBe(4);
+    expect(history.map((h) => { const e = byId.get(h.event_id); return e && [e.type, e.data.task_id, e.data.status]; })).toEqual(
       ['draft', 'pending', 'claimed', 'completed'].map((s) => ['a2a.task.status', taskId, s]),
     );
-    expect(new Set(events.map((e) => e.id)).size).toBe(4);
-    expect(events.map((e) => e.id)).toEqual(status.data.history.map((h: { event_id: string }) => h.event_id));
+    const ordered = [...events].sort((a, b) => Date.parse((a as { created_at?: string }).created_at ?? '') - Date.parse((b as { created_at?: string }).created_at ?? ''));
+    expect(ordered.map((e) => e.data.status)).toEqual(['draft', 'pending', 'claimed', 'completed']);
 
     // The agent card still validates with the official A2A SDK and lists the task tools as skills.
     const card = await new DefaultAgentCardResolver().resolve(A.url);

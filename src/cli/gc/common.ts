@@ -1,5 +1,6 @@
 // Shared pieces of the `gc` command line: exit codes, the mode (server or local), output helpers.
 import { FIDELITIES, isFidelity, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { cliSettings } from '../../config.js';
 
 /** Exit codes scripts can rely on (README "Command line"). */
 export const EXIT = {
@@ -34,9 +35,10 @@ export interface GlobalOptions {
 export type Mode = { kind: 'server'; url: string; key: string | null } | { kind: 'local' };
 
 export function modeOf(opts: GlobalOptions): Mode {
-  const url = opts.url ?? process.env.GC_URL;
+  const env = cliSettings();
+  const url = opts.url ?? env.url;
   if (opts.local || !url) return { kind: 'local' };
-  return { kind: 'server', url: url.replace(/\/+$/, ''), key: opts.key ?? process.env.GC_KEY ?? null };
+  return { kind: 'server', url: url.replace(/\/+$/, ''), key: opts.key ?? env.key };
 }
 
 export function fidelityOption(value: string | undefined): Fidelity {

@@ -1,11 +1,14 @@
 import { z } from 'zod';
 import { CLIENT_IDS, clientConfig } from '../../domain/platform/clientConfig.js';
-import { allTools } from '../registry.js';
-import { defineTool } from '../tool.js';
+import { defineTool, type ToolDefinition } from '../tool.js';
 import { parseToolsets, toolsetNames } from '../toolsets.js';
 
-export const clientTools = [
-  defineTool({
+/**
+ * Built by the registry over itself, as tool_help is (the toolsets it accepts are the registry's
+ * categories), so no module imports the registry back.
+ */
+export function configureForClientTool(catalogue: { all(): readonly ToolDefinition[] }) {
+  return defineTool({
     name: 'configure_for_client',
     readOnly: true,
     category: 'general',
@@ -22,8 +25,8 @@ export const clientTools = [
       .strict(),
     async handler(args, ctx) {
       // Unknown toolset names are the same 400-style error the MCP URL gives.
-      if (args.toolsets?.length) parseToolsets(args.toolsets.join(','), toolsetNames(allTools()));
+      if (args.toolsets?.length) parseToolsets(args.toolsets.join(','), toolsetNames(catalogue.all()));
       return { result: clientConfig(args.client, ctx.baseUrl, { toolsets: args.toolsets, envVar: args.env_var }) };
     },
-  }),
-];
+  });
+}

@@ -11,7 +11,6 @@ import { compressionTools } from './compression.js';
 import { documentTools } from './documents.js';
 import { sessionTools } from './session.js';
 import { toonTools } from './toon.js';
-import { clientTools } from './clients.js';
 import { projectTools } from './projects.js';
 import { codeIntelTools } from './codeIntel.js';
 import { workflowTools } from './workflows.js';
@@ -24,7 +23,7 @@ import { compiledKnowledgeTools } from './compiledKnowledge.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
-  ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...clientTools, ...projectTools,
+  ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools, ...federationTools,
   ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools];
