@@ -5,10 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { countTokens } from '../../workers/shared/tokens.js';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { call } from '../helpers/mcp.js';
+import { connectAs } from '../helpers/users.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
 const fixture = (name: string) => readFileSync(join(process.cwd(), 'test/fixtures/cli', name), 'utf8');
@@ -18,9 +17,8 @@ let pro: Client;
 let free: Client;
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  pro = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  pro = await connectAs(server, 'pro');
+  free = await connectAs(server, 'free');
 });
 afterAll(async () => {
   for (const c of [pro, free]) await c?.close();

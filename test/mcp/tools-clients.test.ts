@@ -3,10 +3,9 @@
 import { Client as McpClient, type Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { CLIENT_IDS } from '../../src/domain/platform/clientConfig.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { connectAs, newKey } from '../helpers/users.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -15,10 +14,9 @@ let pro: Client;
 let free: Client;
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  key = (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key;
+  key = await newKey(server, 'pro');
   pro = await connectMcp(server.url, key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  free = await connectAs(server, 'free');
 });
 afterAll(async () => {
   for (const c of [pro, free]) await c?.close();

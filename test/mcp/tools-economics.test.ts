@@ -2,12 +2,11 @@
 // exact token counts for OpenAI models, the compressed alternative, and clear errors.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { DEFAULT_PRICES } from '../../src/providers/llm/prices.js';
 import { budgetFor } from '../../workers/shared/fidelity.js';
 import { countTokens } from '../../workers/shared/tokens.js';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { call } from '../helpers/mcp.js';
+import { connectAs } from '../helpers/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -15,9 +14,8 @@ let pro: Client;
 let free: Client;
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  pro = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  pro = await connectAs(server, 'pro');
+  free = await connectAs(server, 'free');
 });
 afterAll(async () => {
   for (const c of [pro, free]) await c?.close();

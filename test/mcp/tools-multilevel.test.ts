@@ -2,9 +2,8 @@
 // equal to what each single-level call answers, levels growing with fidelity, owner-scoped.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { connectAs, newKey } from '../helpers/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -14,11 +13,10 @@ let other: Client;
 let free: Client;
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  key = (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key;
+  key = await newKey(server, 'pro');
   pro = await connectMcp(server.url, key);
-  other = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  other = await connectAs(server, 'pro');
+  free = await connectAs(server, 'free');
 });
 afterAll(async () => {
   for (const c of [pro, other, free]) await c?.close();

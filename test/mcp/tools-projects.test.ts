@@ -2,9 +2,8 @@
 // plan-gated (Team for create), owner-scoped, with usage and contents counted from the project's own rows.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { connectAs, newKey } from '../helpers/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -14,11 +13,10 @@ let pro: Client;
 let other: Client;
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  teamKey = (await createApiKey(db, { userId: (await createUser(db, { plan: 'team' })).id, plan: 'team' })).key;
+  teamKey = await newKey(server, 'team');
   team = await connectMcp(server.url, teamKey);
-  pro = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  other = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'team' })).id, plan: 'team' })).key);
+  pro = await connectAs(server, 'pro');
+  other = await connectAs(server, 'team');
 });
 afterAll(async () => {
   for (const c of [team, pro, other]) await c?.close();

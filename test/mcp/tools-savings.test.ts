@@ -2,10 +2,9 @@
 // on real traffic; figures checked against the REST usage routes and the price table.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { DEFAULT_PRICES } from '../../src/providers/llm/prices.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { connectAs, newKey } from '../helpers/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -17,11 +16,10 @@ const price = (model: string) => DEFAULT_PRICES.entries.find((e) => e.model === 
 
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  key = (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key;
+  key = await newKey(server, 'pro');
   pro = await connectMcp(server.url, key);
-  fresh = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  fresh = await connectAs(server, 'pro');
+  free = await connectAs(server, 'free');
   const doc = sampleDocument();
   for (let i = 0; i < 3; i++) {
     expect((await server.request('POST', '/v1/compress', { key, body: { text: `${doc} Detailed ${i}.`, fidelity: 'detailed', model: 'gpt-4o' } })).status).toBe(200);

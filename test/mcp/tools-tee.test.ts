@@ -2,9 +2,8 @@
 // (kept when a compression removes more than 80% of the tokens), owner-scoped, over the MCP SDK client.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { connectAs, newKey } from '../helpers/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;
@@ -16,11 +15,10 @@ const originals: string[] = [];
 
 beforeAll(async () => {
   server = await startTestServer();
-  const db = server.app.services.db;
-  key = (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key;
+  key = await newKey(server, 'pro');
   owner = await connectMcp(server.url, key);
-  other = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro' })).key);
-  free = await connectMcp(server.url, (await createApiKey(db, { userId: (await createUser(db, { plan: 'free' })).id, plan: 'free' })).key);
+  other = await connectAs(server, 'pro');
+  free = await connectAs(server, 'free');
   for (let i = 0; i < 3; i++) {
     const res = await server.request('POST', '/v1/compress', { key, body: { text: `${sampleDocument()} Copy ${i}.`, fidelity: 'abstract' } });
     expect(res.json.savings_percent).toBeGreaterThan(80);
