@@ -113,3 +113,13 @@ export function recommendForTokens(tokens: number, contextWindow: number | null)
   }
   return { fidelity, estimated, reason };
 }
+
+/**
+ * Whether compressing pays: from about 300 tokens the elision markers no longer eat most of the gain,
+ * and a context window more than 40% full (with what is already used) always pays.
+ * should_compress and recommend_compression both decide by this one rule.
+ */
+export function worthCompressing(tokens: number, contextWindow: number | null, usedTokens = 0): { worth: boolean; share: number | null } {
+  const share = contextWindow ? (tokens + usedTokens) / contextWindow : null;
+  return { worth: tokens >= 300 || (share !== null && share > 0.4), share };
+}

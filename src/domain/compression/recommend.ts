@@ -2,11 +2,8 @@
 // pays at all. The content is classified in the pool (workers/tools/classify.ts); the level follows the
 // same size and context-window rule as recommend_fidelity.
 import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
-import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
 import type { Call } from '../call.js';
-
-/** Below this many tokens the markers eat most of the gain (should_compress uses the same line). */
-const WORTH_COMPRESSING = 300;
 
 export async function recommendCompression(
   call: Call,
@@ -15,8 +12,7 @@ export async function recommendCompression(
   const c = await call.compute('classifyContent', { text: input.text, filename: input.filename ?? null, command: input.command ?? null }, { field: 'text' });
   const window = input.context_window ?? contextWindowFor(input.model) ?? null;
   const rule = recommendForTokens(c.tokens, window);
-  const share = window ? (c.tokens + (input.used_tokens ?? 0)) / window : null;
-  const worth = c.tokens >= WORTH_COMPRESSING || (share !== null && share > 0.4);
+  const { worth, share } = worthCompressing(c.tokens, window, input.used_tokens ?? 0);
   const fidelity: Fidelity = worth ? rule.fidelity : 'raw';
   const reasons: string[] = [];
   let tool: string;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
-import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PRESETS, COMPRESSION_PROFILES, FIDELITY_LABEL } from './profiles.js';
 import { tokensOf } from './tokens.js';
@@ -115,9 +115,7 @@ export const generalTools = [
       const tokens = await tokensOf(ctx, args);
       const window = args.context_window ?? contextWindowFor(args.model) ?? null;
       const rule = recommendForTokens(tokens, window);
-      const share = window ? (tokens + (args.used_tokens ?? 0)) / window : null;
-      // Below ~300 tokens the elision markers eat most of the gain; large shares of the window always pay.
-      const yes = tokens >= 300 || (share !== null && share > 0.4);
+      const { worth: yes, share } = worthCompressing(tokens, window, args.used_tokens ?? 0);
       return {
         result: {
           should_compress: yes,
