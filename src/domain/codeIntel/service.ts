@@ -7,6 +7,7 @@ import type { Call } from '../call.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { resolveProject } from '../knowledge/items.js';
 import type { Services } from '../../services.js';
+import { batchesBySize } from '../../lib/batches.js';
 
 /** A file larger than this is skipped (reported, not indexed). */
 export const MAX_FILE_CHARS = 1_000_000;
@@ -45,24 +46,6 @@ export async function boundCodeProject(services: Services, principal: Principal)
   return project.id;
 }
 
-/** Files per analysis task: about the pool's share of the input, so every thread gets work. */
-function batches(files: RepoFileInput[], parts: number): RepoFileInput[][] {
-  const target = Math.max(1, Math.ceil(files.reduce((s, f) => s + f.content.length, 0) / parts));
-  const out: RepoFileInput[][] = [];
-  let current: RepoFileInput[] = [];
-  let size = 0;
-  for (const file of files) {
-    current.push(file);
-    size += file.content.length;
-    if (size >= target) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
-  }
-  if (current.length) out.push(current);
-  return out;
-}
 
 export interface IngestInput {
   files: RepoFileInput[];
@@ -104,7 +87,7 @@ export async function ingestRepository(call: Call, project: string, input: Inges
 
   const known = await hub.known(project, files.map((f) => f.path));
   const parts = Math.max(1, call.services.pool.stats().threads * 2);
-  const work = files.length ? batches(files, parts) : [];
+  const work = files.length ? batchesBySize(files, parts) : [];
   call.expectSteps(work.length);
   const results = await Promise.all(
     work.map((batch) => {

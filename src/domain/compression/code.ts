@@ -3,6 +3,7 @@ import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/code/la
 import { tokenStats } from '../../../workers/shared/stats.js';
 import type { Call } from '../call.js';
 import { invalid } from '../errors.js';
+import { batchesBySize } from '../../lib/batches.js';
 
 /** A code result; `parser: 'text'` when the content was no code we could detect and went through the text compressor. */
 export type CompressCodeResponse = Omit<CompressCodeResult, 'parser'> & { parser: CompressCodeResult['parser'] | 'text' };
@@ -32,24 +33,6 @@ export async function compressCode(call: Call, input: CompressCodeInput): Promis
   return result;
 }
 
-/** Files per analysis task: large enough to amortise the hop, small enough to spread over every thread. */
-function batches(files: StructuralFile[], parts: number): StructuralFile[][] {
-  const target = Math.max(1, Math.ceil(files.reduce((s, f) => s + f.content.length, 0) / parts));
-  const out: StructuralFile[][] = [];
-  let current: StructuralFile[] = [];
-  let size = 0;
-  for (const file of files) {
-    current.push(file);
-    size += file.content.length;
-    if (size >= target) {
-      out.push(current);
-      current = [];
-      size = 0;
-    }
-  }
-  if (current.length) out.push(current);
-  return out;
-}
 
 /**
  * Structural compression of many files (REST /v1/compress-code/structural, MCP compress_codebase):
@@ -60,7 +43,7 @@ export async function compressRepository(call: Call, input: { files: StructuralF
   const started = performance.now();
   const { files, ...options } = input;
   const parts = Math.max(1, call.services.pool.stats().threads * 4);
-  const work = batches(files, parts);
+  const work = batchesBySize(files, parts);
   call.expectSteps(work.length + 1); // the parse batches, then the graph
   const analysed = await Promise.all(
     work.map((batch) =>
