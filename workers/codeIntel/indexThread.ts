@@ -6,6 +6,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { FileAnalysis } from '../code/types.js';
 import { RepoIndex, type ApplyStats } from './repoIndex.js';
+import { UnitVectors } from './semantic.js';
 
 export interface StoredFile {
   path: string;
@@ -42,6 +43,21 @@ function decode(files: StoredFile[]): FileAnalysis[] {
   return files.map((f) => JSON.parse(f.json) as FileAnalysis);
 }
 
+const vectors = new WeakMap<RepoIndex, UnitVectors>();
+
+/** search_code: BM25 fused with the embeddings' nearest definitions (embedded here on the first search after a change). */
+async function hybridSearch(index: RepoIndex, query: string, limit: number) {
+  let unitVectors = vectors.get(index);
+  if (!unitVectors) vectors.set(index, (unitVectors = new UnitVectors()));
+  // An apply may land while the embedder runs; align again until the vectors match the index searched.
+  let texts = index.searchTexts();
+  let aligned = await unitVectors.align(texts);
+  while (texts !== index.searchTexts()) aligned = await unitVectors.align((texts = index.searchTexts()));
+  const dense = await UnitVectors.nearest(query, aligned);
+  if (texts !== index.searchTexts()) return hybridSearch(index, query, limit);
+  return index.search(query, limit, dense);
+}
+
 function handle(req: CodeIndexRequest): unknown {
   switch (req.op) {
     case 'info':
@@ -66,6 +82,7 @@ function handle(req: CodeIndexRequest): unknown {
     case 'ask': {
       const index = projects.get(req.project);
       if (!index) throw Object.assign(new Error(`code index of project ${req.project} is not loaded`), { code: 'not_loaded' });
+      if (req.method === 'search') return hybridSearch(index, req.args[0] as string, req.args[1] as number);
       const fn = (index as unknown as Record<QueryMethod, (...a: unknown[]) => unknown>)[req.method];
       return fn.apply(index, req.args);
     }
@@ -79,11 +96,17 @@ function handle(req: CodeIndexRequest): unknown {
   }
 }
 
+function fail(id: number, err: unknown): void {
+  const e = err as Error & { code?: string };
+  parentPort!.postMessage({ id, ok: false, error: { name: e.name, message: e.message, code: e.code } });
+}
+
 parentPort!.on('message', (msg: { id: number; req: CodeIndexRequest }) => {
   try {
-    parentPort!.postMessage({ id: msg.id, ok: true, value: handle(msg.req) });
+    const value = handle(msg.req);
+    if (value instanceof Promise) value.then((v) => parentPort!.postMessage({ id: msg.id, ok: true, value: v }), (err) => fail(msg.id, err));
+    else parentPort!.postMessage({ id: msg.id, ok: true, value });
   } catch (err) {
-    const e = err as Error & { code?: string };
-    parentPort!.postMessage({ id: msg.id, ok: false, error: { name: e.name, message: e.message, code: e.code } });
+    fail(msg.id, err);
   }
 });

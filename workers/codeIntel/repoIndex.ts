@@ -4,13 +4,15 @@
 // updates the graph incrementally: a changed or deleted file recomputes only the edges a change
 // can move (see apply()).
 import { reach, resolveFocus } from '../code/blast.js';
-import { bm25Search, words } from '../code/bm25.js';
+import { Bm25Postings, words } from '../code/bm25.js';
 import { CodeIndex, type DefInfo } from '../code/codeindex.js';
 import type { CodeUnit } from '../code/types.js';
 import { BlastRadiusInputError } from '../code/errors.js';
 import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
 import { importResolver, resolveImports, type FileImports, type ImportResolution } from '../code/resolve.js';
 import { unitPagerank } from './rank.js';
+import { SEARCH_RRF_WEIGHTS, unitText } from './semantic.js';
+import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { structuralFromIndex } from '../code/structural.js';
 import { renderBudget, signatureText } from '../code/render.js';
 import { computeLineStarts, indentAt } from '../code/text.js';
@@ -161,7 +163,8 @@ export class RepoIndex {
   private gaps = new Map<number, Array<[number, number]>>();
   private children: number[][] | null = null;
   private idOf: Map<string, number> | null = null;
-  private bm25Docs: string[][] | null = null;
+  private bm25Index: Bm25Postings | null = null;
+  private unitTexts: string[] | null = null;
   generation = -1;
 
   get size(): { files: number; units: number; edges: number } {
@@ -327,7 +330,8 @@ export class RepoIndex {
     this.children = null;
     this.idOf = null;
     this.fileOfPath = null;
-    this.bm25Docs = null;
+    this.bm25Index = null;
+    this.unitTexts = null;
     this.reverseAdj = null;
     // Both index into the previous table and edge list (a file's unit count may change without the totals they checked).
     this.unitOffsets = null;
@@ -803,10 +807,10 @@ export class RepoIndex {
     };
   }
 
-  private bm25(): string[][] {
-    if (!this.bm25Docs) {
+  private bm25(): Bm25Postings {
+    if (!this.bm25Index) {
       const pathWords = new Map<number, string[]>();
-      this.bm25Docs = this.index.units.map((u, i) => {
+      this.bm25Index = new Bm25Postings(this.index.units.map((u, i) => {
         const name = words(u.qualified);
         const docs = [...u.identifiers, ...name, ...name];
         if (u.doc) docs.push(...words(u.doc.length > 2000 ? u.doc.slice(0, 2000) : u.doc));
@@ -815,17 +819,48 @@ export class RepoIndex {
         if (!pw) pathWords.set(f, (pw = words(this.index.paths[f]!)));
         docs.push(...pw);
         return docs;
-      });
+      }));
     }
-    return this.bm25Docs;
+    return this.bm25Index;
   }
 
-  search(query: string, limit: number) {
-    const hits = bm25Search(this.bm25(), query);
+  /** Each definition's text for the dense ranking (semantic.ts); a new array after every change of the index. */
+  searchTexts(): readonly string[] {
+    if (!this.unitTexts) {
+      const { units, table, paths } = this.index;
+      this.unitTexts = units.map((u, i) => unitText(u, paths[table.fileOf[i]!]!));
+    }
+    return this.unitTexts;
+  }
+
+  /**
+   * BM25 over identifiers, names, docstrings and paths; with `dense` (unit, cosine) pairs from the
+   * embeddings, the two rankings are fused by RRF, lexical evidence leading (SEARCH_RRF_WEIGHTS).
+   */
+  search(query: string, limit: number, dense?: ReadonlyArray<[number, number]>, weights: { lexical: number; dense: number } = SEARCH_RRF_WEIGHTS) {
+    const hits = this.bm25().search(query);
+    if (!dense) {
+      return {
+        query,
+        mode: 'lexical' as const,
+        results: hits.slice(0, limit).map(([i, score]) => ({ ...this.info(i), score: Number(score.toFixed(4)), bm25: Number(score.toFixed(4)), similarity: null })),
+        total: hits.length,
+      };
+    }
+    const n = this.index.units.length;
+    const fused = reciprocalRankFusion([hits.map(([i]) => i), dense.map(([i]) => i)], n, RRF_K, [weights.lexical, weights.dense]);
+    const bm25 = new Map(hits);
+    const sim = new Map(dense);
+    const ids = [...new Set([...bm25.keys(), ...sim.keys()])].sort((a, b) => fused[b]! - fused[a]! || a - b);
     return {
       query,
-      results: hits.slice(0, limit).map(([i, score]) => ({ ...this.info(i), score: Number(score.toFixed(4)) })),
-      total: hits.length,
+      mode: 'hybrid' as const,
+      results: ids.slice(0, limit).map((i) => {
+        const b = bm25.get(i);
+        const c = sim.get(i);
+        return { ...this.info(i), score: Number((fused[i]! * 1000).toFixed(4)), bm25: b === undefined ? null : Number(b.toFixed(4)), similarity: c === undefined ? null : Number(c.toFixed(4)) };
+      }),
+      total: ids.length,
     };
   }
 
@@ -1175,7 +1210,7 @@ export class RepoIndex {
     const extra = words(opts.request)
       .map((w) => w.toLowerCase())
       .flatMap((w) => (w.length > 4 && w.endsWith('ies') ? [`${w.slice(0, -3)}y`] : w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? [w.slice(0, -1)] : []));
-    const hits = bm25Search(this.bm25(), extra.length ? `${opts.request} ${extra.join(' ')}` : opts.request)
+    const hits = this.bm25().search(extra.length ? `${opts.request} ${extra.join(' ')}` : opts.request)
       .map(([i, sc]) => [i, isTest(pathOf(i)) ? sc / 2 : sc] as [number, number])
       .sort((x, y) => y[1] - x[1]);
     if (hits.length === 0) return { request: opts.request, not_found: true, seeds: 0, files: [], symbols: [], tests: [], edit_files: 0, check_files: 0 };

@@ -287,7 +287,7 @@ export const codeIntelTools = [
     advisory: true,
     readOnly: true,
     description:
-      "Searches the project's repository index: BM25 over each definition's identifiers (split on camelCase and snake_case), qualified name, docstring and path. Returns definitions with path, lines, signature and score.",
+      "Searches the project's repository index: BM25 over each definition's identifiers (split on camelCase and snake_case), qualified name, docstring and path, fused (RRF) with embedding similarity over each definition's name, signature and docstring, so a question in other words still finds it. Returns definitions with path, lines, signature, score, bm25 and similarity.",
     input: z.object({ query: z.string().trim().min(1).max(2000), limit: limit(20, 200) }).strict(),
     async handler(args, ctx) {
       return { result: await ask(ctx, 'search', [args.query, args.limit]) };
