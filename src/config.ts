@@ -62,6 +62,8 @@ export interface Config {
   runs: RunSettings;
   /** A2A federation (docs/federation.md). */
   federation: FederationSettings;
+  /** proxy_mcp_server (docs/mcp-proxy.md). */
+  mcpProxy: McpProxySettings;
   version: string;
 }
 
@@ -85,6 +87,22 @@ export interface FederationSettings {
   allowedHosts: string[];
   /** How often pending and claimed A2A tasks past their deadline are expired (FEDERATION_SWEEP_MS). */
   sweepMs: number;
+}
+
+export interface McpProxySettings {
+  /** host:port an upstream MCP URL may name although not public; http accepted there (MCP_PROXY_ALLOWED_HOSTS). */
+  allowedHosts: string[];
+  /**
+   * Stdio MCP servers the operator allows, by name (MCP_PROXY_STDIO_SERVERS, JSON
+   * {"name": {"command": "...", "args": [...]}}): callers name one, never a command line.
+   */
+  stdioServers: Record<string, { command: string; args: string[] }>;
+  /** The environment a stdio server starts with: PATH and HOME only, none of the service's secrets. */
+  childEnv: Record<string, string>;
+  /** One upstream call's time limit, connection included (MCP_PROXY_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Largest upstream response body read (MCP_PROXY_MAX_BYTES). */
+  maxBytes: number;
 }
 
 export interface RunSettings {
@@ -124,6 +142,26 @@ function list(env: NodeJS.ProcessEnv, name: string): string[] {
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
+}
+
+/** MCP_PROXY_STDIO_SERVERS: a JSON object of name → {command, args?}; anything else fails at start, not at the first call. */
+function stdioServers(raw: string | undefined): McpProxySettings['stdioServers'] {
+  if (!raw) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new Error('MCP_PROXY_STDIO_SERVERS must be JSON: {"name": {"command": "...", "args": ["..."]}}');
+  }
+  const out: McpProxySettings['stdioServers'] = {};
+  for (const [name, v] of Object.entries(parsed && typeof parsed === 'object' ? parsed : {})) {
+    const entry = v as { command?: unknown; args?: unknown };
+    if (typeof entry?.command !== 'string' || (entry.args !== undefined && !(Array.isArray(entry.args) && entry.args.every((a) => typeof a === 'string')))) {
+      throw new Error(`MCP_PROXY_STDIO_SERVERS.${name} needs a string command and an optional array of string args`);
+    }
+    out[name] = { command: entry.command, args: (entry.args as string[] | undefined) ?? [] };
+  }
+  return out;
 }
 
 function billingPricing(env: NodeJS.ProcessEnv): BillingPricing {
@@ -232,6 +270,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     federation: {
       allowedHosts: list(env, 'FEDERATION_ALLOWED_HOSTS'),
       sweepMs: Math.max(100, int(env, 'FEDERATION_SWEEP_MS', 5000)),
+    },
+    mcpProxy: {
+      allowedHosts: list(env, 'MCP_PROXY_ALLOWED_HOSTS'),
+      stdioServers: stdioServers(env.MCP_PROXY_STDIO_SERVERS),
+      childEnv: Object.fromEntries(['PATH', 'HOME'].filter((k) => env[k]).map((k) => [k, env[k]!])),
+      timeoutMs: Math.max(100, int(env, 'MCP_PROXY_TIMEOUT_MS', 30_000)),
+      maxBytes: Math.max(1024, int(env, 'MCP_PROXY_MAX_BYTES', 8 * 1024 * 1024)),
     },
     runs: {
       leaseMs: Math.max(500, int(env, 'RUN_LEASE_MS', 30_000)),

@@ -2,6 +2,7 @@
 // fixtures most areas need. Area-specific fixtures live in the area's file (its `setup`, or the
 // request function of the one entry that needs them).
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { createUser } from '../../src/domain/accounts/users.js';
@@ -9,6 +10,10 @@ import { signPaymentPayload } from '../../src/domain/commerce/payments.js';
 import { jwtConfig, startIdp, type TestIdp } from '../accounts/helpers.js';
 import { connectMcp } from '../helpers/mcp.js';
 import { sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The SDK-built MCP server proxy_mcp_server's sample calls go to, over stdio. */
+const UPSTREAM_MCP = fileURLToPath(new URL('../fixtures/mcp/upstream.mjs', import.meta.url));
 import type { ContractContext, Method } from './contract.js';
 
 export const PAYMENT_SECRET = 'x402-contract-secret';
@@ -26,7 +31,7 @@ export async function startContractRun(): Promise<ContractRun> {
   const clients: Client[] = [];
   try {
     server = await startTestServer(
-      { ...jwtConfig(idp), internalToken },
+      { ...jwtConfig(idp), internalToken, mcpProxy: { ...loadConfig({}).mcpProxy, stdioServers: { fixture: { command: process.execPath, args: [UPSTREAM_MCP, 'stdio'] } } } },
       { commerce: { identityWebhookSecret, paymentSecrets: { x402: PAYMENT_SECRET, stripe_acp: null, skyfire: null }, outboxPollMs: 50 } },
     );
     const s = server;
