@@ -10,7 +10,7 @@ const DIR = fileURLToPath(new URL('../../bench/skills', import.meta.url));
 export interface LabelledSkill {
   file: string;
   label: 'malicious' | 'benign';
-  split: 'dev' | 'test';
+  split: 'dev' | 'test' | 'holdout' | 'holdout2' | 'holdout3';
   kinds?: string[];
   install_snippet?: string;
   name: string;
@@ -38,15 +38,21 @@ export interface SplitFigures {
   recall: number;
   missed: string[];
   falseAlarms: string[];
+  /** Verdict HIGH or CRITICAL: cannot be enabled or published (the acceptable-verdict gate). */
+  maliciousBlocked: number;
+  benignBlocked: string[];
   results: { file: string; label: string; result: SkillScanResult }[];
 }
 
 export function evaluate(cases: LabelledSkill[]): SplitFigures {
-  const f: SplitFigures = { n: cases.length, tp: 0, fn: 0, fp: 0, tn: 0, precision: 0, recall: 0, missed: [], falseAlarms: [], results: [] };
+  const f: SplitFigures = { n: cases.length, tp: 0, fn: 0, fp: 0, tn: 0, precision: 0, recall: 0, missed: [], falseAlarms: [], maliciousBlocked: 0, benignBlocked: [], results: [] };
   for (const c of cases) {
     const result = scanSkill({ body: c.body, install_snippet: c.install_snippet, name: c.name, tagline: c.tagline });
     f.results.push({ file: c.file, label: c.label, result });
     const critical = result.verdict === 'CRITICAL';
+    const blocked = critical || result.verdict === 'HIGH';
+    if (blocked && c.label === 'malicious') f.maliciousBlocked++;
+    if (blocked && c.label === 'benign') f.benignBlocked.push(c.file);
     if (c.label === 'malicious') critical ? f.tp++ : (f.fn++, f.missed.push(c.file));
     else critical ? (f.fp++, f.falseAlarms.push(c.file)) : f.tn++;
   }

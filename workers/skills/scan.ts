@@ -102,17 +102,28 @@ function lineFindings(part: Scanned, out: Finding[], perRule: Map<string, number
 function severityOf(rule: LineRule, line: string, m: RegExpExecArray, part: Scanned, i: number): Severity | null {
   if (rule.secret) {
     const value = m[1] ?? m[0];
-    if (isPlaceholder(value)) return rule.id === 'generic_secret_assignment' ? null : 'LOW';
-    if (rule.id === 'generic_secret_assignment') return entropy(value) >= 3.5 ? 'CRITICAL' : 'HIGH';
+    const assignment = rule.id === 'generic_secret_assignment' || rule.id === 'env_secret_assignment';
+    if (isPlaceholder(value)) return assignment ? null : 'LOW';
+    // Random-looking values are real credentials; low-entropy ones may be names or words.
+    if (assignment) return entropy(value) >= 3.5 ? 'CRITICAL' : 'HIGH';
     return rule.severity;
   }
   if (rule.mentionable && isMention(line, m[0])) return 'LOW';
   const near = part.lines.slice(Math.max(0, i - WINDOW), i + WINDOW + 1).join('\n');
-  if (rule.id === 'pipe_to_shell' && (/\bhttp:\/\//i.test(line) || RAW_IP_URL.test(line) || COLLECTOR_HOSTS.test(line) || /base64/.test(line))) return 'CRITICAL';
-  if (rule.id === 'download_and_execute' && (/\bhttp:\/\//i.test(line) || RAW_IP_URL.test(line) || COLLECTOR_HOSTS.test(line))) return 'CRITICAL';
+  if ((rule.id === 'pipe_to_shell' || rule.id === 'download_and_execute') && untrustedSource(line)) return 'CRITICAL';
   if (rule.id === 'collector_host' || rule.id === 'raw_ip_url') return NETWORK_SEND.test(near) || SENSITIVE_SOURCE.test(near) ? 'CRITICAL' : rule.severity;
   if (rule.id === 'sensitive_read' && NETWORK_SEND.test(near)) return 'CRITICAL';
+  if (rule.id === 'git_remote_outside' && /\bgit\s+push\b[^\n]{0,80}--(?:all|mirror)\b/.test(near)) return 'CRITICAL';
   return rule.severity;
+}
+
+/**
+ * Fetched code from plain http, an IP, a collector or base64. An https host that is not a known
+ * installer is not enough: holdout3 showed official installers (get.pulumi.com, foundry.paradigm.xyz)
+ * that no allow-list of ours held, so it stays HIGH (not acceptable, but not CRITICAL).
+ */
+function untrustedSource(line: string): boolean {
+  return /\bhttp:\/\//i.test(line) || RAW_IP_URL.test(line) || COLLECTOR_HOSTS.test(line) || /base64/.test(line);
 }
 
 /** Shannon entropy in bits per character. */
