@@ -21,6 +21,7 @@ import { licenseRoutes } from './licenses.js';
 import { paymentRoutes } from './payments.js';
 import { referralRoutes } from './referrals.js';
 import { webhookRoutes } from './webhooks.js';
+import { communityRoutes } from './community.js';
 
 /** Every REST route, one file per area of the spec; mutating account routes are audited (governance.ts). */
 export const allRoutes: RouteSpec<any, any>[] = withAudit([
@@ -46,4 +47,5 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...webhookRoutes,
   ...federationRoutes,
   ...a2aRoutes,
+  ...communityRoutes,
 ]);

@@ -86,6 +86,12 @@ const ID_ARGUMENTS = ['original_id', 'file_id', 'item_id', 'key_id', 'upload_id'
 // Agent memory (issue 19): memories, bi-temporal facts, handoff bundles.
 ID_ARGUMENTS.push('memory_id', 'fact_id', 'bundle_id');
 
+// Community skills (issue 21): a private skill is invisible to another user; moderation routes are admin-only (403 first).
+ID_ARGUMENTS.push('skill_id');
+TOOL_CALLS.push(...['gc_skill_get', 'gc_skill_enable', 'gc_skill_disable'].map((tool) => ({ tool, args: () => ({ skill_id: ids.skill_id }), error: ['not_found'] })));
+Object.assign(EXPECTED, { 'POST /v1/community/posts/:post_id/moderate': [403], 'POST /v1/community/skills/:skill_id/publish': [403] });
+Object.assign(BODIES, { 'POST /v1/community/posts/:post_id/moderate': { decision: 'approve' } });
+
 beforeAll(async () => {
   server = await startTestServer();
   const db = server.app.services.db;
@@ -122,6 +128,8 @@ beforeAll(async () => {
     ids.memory_id = memory.memory_id;
     ids.fact_id = memory.fact_id;
     ids.bundle_id = (await call(aMcp, 'create_handoff_bundle', { notes: 'the first user’s handoff' })).data.bundle_id;
+    ids.skill_id = (await call(aMcp, 'gc_skill_author', { name: 'a-skill', tagline: 'the first user’s skill', category: 'other', body: '# A skill\n\nList the files with `ls`.' })).data.skill_id;
+    ids.post_id = (await call(aMcp, 'gc_publish_post', { body: '# The first user’s post' })).data.id;
   } finally {
     await aMcp.close();
   }
