@@ -65,6 +65,12 @@ export class LocalSite {
     return this;
   }
 
+  /** Lets the process exit while this server still listens (suites without a teardown hook). */
+  unref(): this {
+    this.server?.unref();
+    return this;
+  }
+
   async stop(): Promise<void> {
     for (const res of this.hanging) res.destroy();
     const server = this.server;

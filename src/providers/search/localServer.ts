@@ -60,6 +60,11 @@ export class LocalSearchServer {
     this.server = server;
   }
 
+  /** Lets the process exit while this server still listens (suites without a teardown hook). */
+  unref(): void {
+    this.server?.unref();
+  }
+
   async stop(): Promise<void> {
     const server = this.server;
     this.server = null;
