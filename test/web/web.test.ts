@@ -147,6 +147,39 @@ describe(`gc_web_lookup (${DB_KIND})`, () => {
     expect(empty.data.error).toBe('empty_page');
   });
 
+  it('a big page is extracted in the pool: the event loop keeps answering meanwhile', async () => {
+    const sections = Array.from({ length: 600 }, (_, i): [string, string] => [`Bed ${i}`, `Bed ${i} grows tomatoes in loose, well-drained soil rich in compost; water it deeply at the base twice a week.`]);
+    site.set('/big-article', { body: articlePage('A big garden', sections) });
+    const web = server.app.services.config.web;
+    const saved = web.maxBytes;
+    web.maxBytes = 2_000_000;
+    try {
+      const started = performance.now();
+      const lookup = call(pro, 'gc_web_lookup', { url: `${site.url}/big-article`, query: 'bed 517 compost', fidelity: 'abstract' });
+      // /health is answered on the event loop; it must not wait for the extraction.
+      const health: number[] = [];
+      let done = false;
+      void lookup.finally(() => (done = true));
+      while (!done) {
+        const t = performance.now();
+        expect((await fetch(`${server.url}/health`)).status).toBe(200);
+        health.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const r = await lookup;
+      const total = performance.now() - started;
+      expect(r.isError, JSON.stringify(r.data).slice(0, 300)).toBe(false);
+      expect(r.data.fetched_bytes).toBeGreaterThan(120_000);
+      expect(r.data.extraction).toBe('readability');
+      expect(r.data.compressed_tokens).toBeLessThan(r.data.original_tokens / 5);
+      expect(health.length).toBeGreaterThan(0);
+      expect(Math.max(...health)).toBeLessThan(total / 2);
+      console.log(`big page: ${r.data.fetched_bytes} bytes, ${r.data.original_tokens} -> ${r.data.compressed_tokens} tokens, lookup ${Math.round(total)} ms, /health max ${Math.round(Math.max(...health))} ms over ${health.length} probes`);
+    } finally {
+      web.maxBytes = saved;
+    }
+  });
+
   it('bad input and the plan gate', async () => {
     const bad = await call(pro, 'gc_web_lookup', { url: `${site.url}/article`, fidelity: 'extreme' });
     expect(bad.isError).toBe(true);
