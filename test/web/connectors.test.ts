@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { claimFeed, finishFeed } from '../../src/domain/connectors/feeds.js';
 import { makeTenant, settle } from '../kb/helpers.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
@@ -223,6 +224,23 @@ describe(`connector feeds (${DB_KIND})`, () => {
     expect(garbage.data.error).toBe('not_found');
     const badType = await call(a, 'list_connector_feeds', { type: 'gopher' });
     expect(badType.data.error).toBe('unknown_connector_type');
+  });
+
+  it('one sync at a time per feed; a feed redirecting to a private address is refused at sync', async () => {
+    const feed = await ok(a, 'create_connector_feed', { type: 'rss', source: `${site.url}/atom.xml` });
+    // Another process holds the feed's lease.
+    expect(await claimFeed(server.app.services.db, feed.feed_id, 60_000)).not.toBeNull();
+    const busy = await call(a, 'sync_connector_feed', { feed_id: feed.feed_id });
+    expect(busy.isError).toBe(true);
+    expect(busy.data.error).toBe('sync_in_progress');
+    await finishFeed(server.app.services.db, feed.feed_id, { error: null, result: null });
+    await ok(a, 'sync_connector_feed', { feed_id: feed.feed_id });
+
+    site.set('/feed-moved.xml', { status: 302, headers: { location: 'https://192.168.0.10/feed.xml' } });
+    const moved = await ok(a, 'create_connector_feed', { type: 'rss', source: `${site.url}/feed-moved.xml` });
+    const r = await call(a, 'sync_connector_feed', { feed_id: moved.feed_id });
+    expect(r.data.error).toBe('fetch_refused');
+    expect(r.data.reason).toBe('address');
   });
 
   it("another user's feeds are not found; unbound keys and the free plan are refused", async () => {
