@@ -102,8 +102,9 @@ async function readSitemap(services: Services, feed: FeedRow, known: Map<string,
     }
     return true;
   });
-  const sources: SourceDocument[] = [];
+  // Fetched and prepared a few pages at a time: raw pages are dropped once extracted.
   for (let i = 0; i < toFetch.length; i += PAGE_CONCURRENCY) {
+    const sources: SourceDocument[] = [];
     await Promise.all(
       toFetch.slice(i, i + PAGE_CONCURRENCY).map(async (e) => {
         try {
@@ -115,8 +116,8 @@ async function readSitemap(services: Services, feed: FeedRow, known: Map<string,
         }
       }),
     );
+    if (sources.length) out.docs.push(...(await runTask(services, 'webPrepareDocuments', { docs: sources }, { owner: feed.owner_id })));
   }
-  if (sources.length) out.docs = await runTask(services, 'webPrepareDocuments', { docs: sources }, { owner: feed.owner_id });
   return out;
 }
 
@@ -161,7 +162,13 @@ async function readFolder(services: Services, feed: FeedRow): Promise<SourceRead
   };
   await walk(dir, 0);
   out.seen = files.length;
-  const sources: SourceDocument[] = [];
+  let sources: SourceDocument[] = [];
+  let batchBytes = 0;
+  const flush = async () => {
+    if (sources.length) out.docs.push(...(await runTask(services, 'webPrepareDocuments', { docs: sources }, { owner: feed.owner_id })));
+    sources = [];
+    batchBytes = 0;
+  };
   for (const p of files) {
     const key = relative(dir, p).split(sep).join('/');
     try {
@@ -174,10 +181,13 @@ async function readFolder(services: Services, feed: FeedRow): Promise<SourceRead
       const body = await readFile(real, 'utf8');
       const ext = extname(p).toLowerCase();
       sources.push({ key, kind: ext === '.html' || ext === '.htm' ? 'html' : ext === '.txt' ? 'text' : 'markdown', body, title: key });
+      batchBytes += info.size;
     } catch (err) {
       out.failed.push({ key, error: describe(err) });
     }
+    // Raw files are held one pool batch (about one WEB_MAX_BYTES) at a time.
+    if (batchBytes >= settings.maxBytes || sources.length >= 32) await flush();
   }
-  if (sources.length) out.docs = await runTask(services, 'webPrepareDocuments', { docs: sources }, { owner: feed.owner_id });
+  await flush();
   return out;
 }

@@ -117,7 +117,8 @@ function getOnce(url: URL, pinned: { address: string; family: number } | null, m
     const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = request(
       {
-        host: url.hostname,
+        // Brackets off an IPv6 literal: the socket layer wants the bare address.
+        host: url.hostname.replace(/^\[|\]$/g, ''),
         port: url.port || (url.protocol === 'https:' ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
