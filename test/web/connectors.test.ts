@@ -133,6 +133,14 @@ describe(`connector feeds (${DB_KIND})`, () => {
     expect(got).toMatchObject({ sync_count: 4, item_count: 3, status: 'idle', last_error: null });
     expect(got.items.map((i: { item_key: string }) => i.item_key).sort()).toEqual(['post-1', 'post-2', 'post-3']);
     expect(got.last_result).toMatchObject({ updated: 1 });
+    // The user deleted an ingested item: its next change is ingested as a new item.
+    const post3 = got.items.find((i: { item_key: string }) => i.item_key === 'post-3').kb_item_id;
+    await ok(a, 'gc_kb_delete', { item_id: post3 });
+    ITEMS[2]!.body = '<p>Partial indexes keep small indexes for hot subsets of rows, such as unprocessed jobs.</p>';
+    (site as unknown as { bumpEtag: () => void }).bumpEtag();
+    const fifth = await ok(a, 'sync_connector_feed', { feed_id: feed.feed_id });
+    expect(fifth).toMatchObject({ ingested: 1, updated: 0, unchanged: 2 });
+    expect(fifth.kb_item_ids[0]).not.toBe(post3);
   });
 
   it('Atom feeds work too', async () => {
@@ -259,8 +267,9 @@ describe(`connector feeds (${DB_KIND})`, () => {
       const r = await call(unbound, tool, { type: 'rss', source: `${site.url}/feed.xml`, feed_id: mine.feed_id });
       expect(r.data.error, tool).toBe('no_project_selected');
     }
-    for (const tool of ['list_connector_types', 'create_connector_feed', 'list_connector_feeds']) {
-      const r = await call(free, tool, tool === 'create_connector_feed' ? { type: 'rss', source: `${site.url}/feed.xml` } : {});
+    for (const tool of ['list_connector_types', 'create_connector_feed', 'list_connector_feeds', 'get_connector_feed', 'sync_connector_feed']) {
+      const args = tool === 'create_connector_feed' ? { type: 'rss', source: `${site.url}/feed.xml` } : tool.endsWith('_feed') ? { feed_id: mine.feed_id } : {};
+      const r = await call(free, tool, args);
       expect(r.data.error, tool).toBe('plan_required');
     }
     const freeUnbound = await connectAs(server, 'free');
