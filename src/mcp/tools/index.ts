@@ -21,11 +21,10 @@ import { afmTools } from './afm.js';
 import { handoffTools } from './handoff.js';
 import { compiledKnowledgeTools } from './compiledKnowledge.js';
 import { webTools } from './web.js';
-import { connectorTools } from './connectors.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools, ...federationTools,
-  ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools, ...webTools, ...connectorTools];
+  ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools, ...webTools];

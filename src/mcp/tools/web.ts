@@ -4,8 +4,9 @@ import { webLookup } from '../../domain/web/lookup.js';
 import { SEARCH_PROVIDERS, webSearch } from '../../domain/web/search.js';
 import { BRAVE_MAX_COUNT } from '../../providers/search/brave.js';
 import { defineTool } from '../tool.js';
+import { connectorTools } from './connectors.js';
 
-export const webTools = [
+const lookupTools = [
   defineTool({
     name: 'gc_web_lookup',
     category: 'platform',
@@ -46,3 +47,6 @@ export const webTools = [
     },
   }),
 ];
+
+/** The web area's tools: page lookup, web search, and the connector feeds (src/mcp/tools/connectors.ts). */
+export const webTools = [...lookupTools, ...connectorTools];
