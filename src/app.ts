@@ -12,6 +12,7 @@ import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
+import { startConnectorScheduler } from './domain/connectors/scheduler.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
@@ -127,6 +128,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // Delegated A2A tasks past their deadline expire (docs/federation.md).
     setFederationSettings(db, config.federation);
     opened.splice(opened.length - 1, 0, startTaskSweeper(services));
+    // Scheduled connector feed syncs (docs/web-and-connectors.md); stopped before the hub and the pool.
+    const connectors = startConnectorScheduler(services);
+    opened.splice(opened.length - 1, 0, () => connectors.close());
 
     let closing: Promise<void> | null = null;
     return {

@@ -64,6 +64,8 @@ export interface Config {
   federation: FederationSettings;
   /** proxy_mcp_server (docs/mcp-proxy.md). */
   mcpProxy: McpProxySettings;
+  /** Web lookup, web search and connector feeds (docs/web-and-connectors.md). */
+  web: WebSettings;
   version: string;
 }
 
@@ -87,6 +89,26 @@ export interface FederationSettings {
   allowedHosts: string[];
   /** How often pending and claimed A2A tasks past their deadline are expired (FEDERATION_SWEEP_MS). */
   sweepMs: number;
+}
+
+export interface WebSettings {
+  /**
+   * host:port that may be fetched although not a public address, http accepted there (WEB_ALLOWED_HOSTS).
+   * Empty by default: loopback and private ranges are refused. Tests allow their local servers here.
+   */
+  allowedHosts: string[];
+  /** Largest page or feed fetched, in bytes (WEB_MAX_BYTES). */
+  maxBytes: number;
+  /** Time budget of one fetch, redirects included (WEB_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Base URL of the Brave-Search-format API gc_web_search calls (WEB_SEARCH_BASE_URL). */
+  searchBaseUrl: string;
+  /** Directory local-folder connector feeds are confined to (CONNECTOR_FOLDER_ROOT); null disables the folder type. */
+  folderRoot: string | null;
+  /** How often the scheduler looks for feeds due a sync (CONNECTOR_POLL_MS). */
+  pollMs: number;
+  /** Shortest schedule interval a feed may ask for, in seconds (CONNECTOR_MIN_INTERVAL_S). */
+  minIntervalSeconds: number;
 }
 
 export interface McpProxySettings {
@@ -270,6 +292,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     federation: {
       allowedHosts: list(env, 'FEDERATION_ALLOWED_HOSTS'),
       sweepMs: Math.max(100, int(env, 'FEDERATION_SWEEP_MS', 5000)),
+    },
+    web: {
+      allowedHosts: list(env, 'WEB_ALLOWED_HOSTS'),
+      maxBytes: Math.max(1024, int(env, 'WEB_MAX_BYTES', 5 * 1024 * 1024)),
+      timeoutMs: Math.max(100, int(env, 'WEB_TIMEOUT_MS', 10_000)),
+      searchBaseUrl: (text(env, 'WEB_SEARCH_BASE_URL') ?? 'https://api.search.brave.com').replace(/\/+$/, ''),
+      folderRoot: text(env, 'CONNECTOR_FOLDER_ROOT'),
+      pollMs: Math.max(50, int(env, 'CONNECTOR_POLL_MS', 5000)),
+      minIntervalSeconds: Math.max(1, int(env, 'CONNECTOR_MIN_INTERVAL_S', 300)),
     },
     mcpProxy: {
       allowedHosts: list(env, 'MCP_PROXY_ALLOWED_HOSTS'),

@@ -10,6 +10,7 @@ import { planTasks } from './plans/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
 import { skillTasks } from './skills/tasks.js';
+import { webTasks } from './web/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
 
 // On a machine with as many busy compute threads as cores, the event loop would wait for the scheduler
@@ -36,6 +37,7 @@ export const tasks = {
   ...memoryTasks,
   ...planTasks,
   ...skillTasks,
+  ...webTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

@@ -22,6 +22,7 @@ import { handoffTools } from './handoff.js';
 import { compiledKnowledgeTools } from './compiledKnowledge.js';
 import { proxyTools } from './proxy.js';
 import { skillTools } from './skills.js';
+import { webTools } from './web.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -31,4 +32,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools,
   ...proxyTools,
   ...skillTools,
+  ...webTools,
 ];
