@@ -3,7 +3,7 @@
 // the committed artefact byte for byte
 // (vectors to float rounding).
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,18 @@ describe('documentation lookup quality', () => {
     for (const q of questions) await index.search(q.question, { k: 5 });
     // About 1 ms each on an idle core; the bound only catches a pathological slowdown.
     expect((performance.now() - t0) / questions.length).toBeLessThan(100);
+  });
+
+  it('without stored vectors (another embedding model) the worker recomputes them and ranks the same', async () => {
+    const dir = join(tmp, 'no-vectors');
+    mkdirSync(dir);
+    copyFileSync(join(packageRoot(), 'models', 'docs-index', 'index.json'), join(dir, 'index.json'));
+    const rebuilt = await DocsIndex.load(dir);
+    for (const q of questions.slice(0, 10)) {
+      const a = (await index.search(q.question, { k: 5 })).hits.map((h) => h.chunk);
+      const b = (await rebuilt.search(q.question, { k: 5 })).hits.map((h) => h.chunk);
+      expect(b).toEqual(a);
+    }
   });
 
   it('npm run docs:index rebuilds the committed artefact (chunks byte for byte, vectors to float rounding)', () => {

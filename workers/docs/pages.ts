@@ -16,7 +16,9 @@ export function plainHeading(s: string): string {
     .replace(/!\[[^\]]*\]\([^)]*\)/g, '')
     .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
     .replace(/<[^>]+>/g, '')
-    .replace(/[`*_]{1,2}([^`*_]+)[`*_]{1,2}/g, '$1')
+    .replace(/`+/g, '')
+    // Emphasis by asterisks only: underscores are part of identifiers (idle_timeout, max_lifetime).
+    .replace(/(\*\*|\*)([^*]+)\1/g, '$2')
     .replace(/#+\s*$/, '')
     .trim();
 }
