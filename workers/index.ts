@@ -3,6 +3,7 @@ import { threadId, workerData } from 'node:worker_threads';
 import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
+import { docsTasks } from './docs/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
@@ -38,6 +39,7 @@ export const tasks = {
   ...planTasks,
   ...skillTasks,
   ...webTasks,
+  ...docsTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

@@ -23,6 +23,7 @@ import { compiledKnowledgeTools } from './compiledKnowledge.js';
 import { proxyTools } from './proxy.js';
 import { skillTools } from './skills.js';
 import { webTools } from './web.js';
+import { docsLookupTools } from './docsLookup.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -33,4 +34,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...proxyTools,
   ...skillTools,
   ...webTools,
+  ...docsLookupTools,
 ];
