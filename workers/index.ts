@@ -5,6 +5,7 @@ import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
+import { ingestTasks } from './ingest/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
 import { textTasks } from './text/tasks.js';
@@ -32,6 +33,7 @@ export const tasks = {
   ...toolTasks,
   ...embedTasks,
   ...kbTasks,
+  ...ingestTasks,
   ...memoryTasks,
   ...planTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
