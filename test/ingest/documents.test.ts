@@ -115,6 +115,16 @@ describe(`batch ingest, refresh, version history, duplicates (${DB_KIND})`, () =
     await settle(server);
   });
 
+  it('refresh_document to empty content: a ready, empty version that no query finds', async () => {
+    const item = (await ok(a, 'gc_kb_ingest', { name: 'Soon empty', content: 'Marmalade recipes with bitter Seville oranges.' })).item_id;
+    await settle(server);
+    expect((await ok(a, 'gc_kb_query', { query: 'Seville orange marmalade' })).results.some((r: any) => r.item_id === item)).toBe(true);
+    const r = await ok(a, 'refresh_document', { item_id: item, content: '' });
+    expect(r).toMatchObject({ changed: true, status: 'ready', version_number: 2, tokens: 0 });
+    expect((await ok(a, 'gc_kb_query', { query: 'Seville orange marmalade' })).results.some((x: any) => x.item_id === item)).toBe(false);
+    expect((await server.app.services.db.query('select 1 from kb_chunks where item_id = $1', [item])).length).toBe(0);
+  });
+
   it('find_duplicates: clusters near-duplicates with their similarity', async () => {
     const near = RETRY.replace('five failed attempts', 'six failed attempts');
     const ids = (await ok(a, 'batch_ingest_documents', {

@@ -113,6 +113,11 @@ export async function refreshDocument(call: Call, projectId: string, itemId: str
     return { changed: true as const, version, previous: cur ?? null, pruned, item: locked };
   });
   if (out.changed && content.trim() !== '') services.knowledge.enqueue({ itemId: out.item.id, versionId: out.version.id });
+  else if (out.changed) {
+    // Refreshed to empty: nothing to index, and the previous version's chunks leave the index now.
+    const gone = await services.db.query<{ label: number }>('delete from kb_chunks where item_id = $1 and version_id <> $2 returning label', [out.item.id, out.version.id]);
+    await services.knowledge.afterDelete(projectId, gone.map((r) => r.label));
+  }
   return {
     item_id: out.item.id,
     changed: out.changed,
