@@ -1,7 +1,9 @@
 // The pure parts run in the pool, tested directly: transcript parsing, media sniffing, MinHash.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { IngestInputError } from '../../workers/ingest/errors.js';
 import { detectFormat, parseTranscript } from '../../workers/ingest/transcript.js';
-import { imageSize, sniff } from '../../workers/ingest/media.js';
+import { imageSize, pdfText, sniff } from '../../workers/ingest/media.js';
 import { findDuplicates, jaccard, shingles } from '../../workers/ingest/minhash.js';
 import { makePdf, OCR_PNG } from './helpers.js';
 
@@ -103,4 +105,39 @@ describe('MinHash near-duplicates', () => {
     const strict = findDuplicates({ docs: [{ id: 'a', text: base }, { id: 'b', text: near }], threshold: Math.min(1, ab.similarity + 0.01), shingleSize: 3 });
     expect(strict.clusters).toHaveLength(0);
   });
+});
+
+describe('hostile input: a clear IngestInputError or a result, nothing else', () => {
+  const mutate = (text: string) =>
+    fc.tuple(fc.nat(text.length), fc.nat(40), fc.string({ maxLength: 30 })).map(([at, cut, insert]) => text.slice(0, at) + insert + text.slice(at + cut));
+
+  it('transcripts: random and mutated VTT, SRT and speaker text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 400 }), mutate(VTT), mutate(SRT), mutate('[00:00:10] Alice: Hello.\nBob: Hi.')), fc.constantFrom('auto', 'vtt', 'srt', 'speaker_text') as fc.Arbitrary<'auto'>, (text, format) => {
+        try {
+          const t = parseTranscript({ text, format });
+          for (const s of t.segments) expect(s.end_ms).toBeGreaterThanOrEqual(s.start_ms);
+        } catch (err) {
+          expect(err).toBeInstanceOf(IngestInputError);
+        }
+      }),
+      { numRuns: 600, seed: 20 },
+    );
+  });
+
+  it('PDFs: truncated and mutated files are refused as corrupt, never hang', async () => {
+    const good = makePdf(['Some text on a page.', 'Another page.']);
+    await fc.assert(
+      fc.asyncProperty(fc.nat(good.length - 1), fc.uint8Array({ minLength: 1, maxLength: 16 }), fc.boolean(), async (at, junk, truncate) => {
+        const bytes = truncate ? good.subarray(0, Math.max(8, at)) : Buffer.concat([good.subarray(0, at), junk, good.subarray(at + junk.length)]);
+        try {
+          const r = await pdfText(new Uint8Array(bytes));
+          expect(r.total_pages).toBeGreaterThanOrEqual(0);
+        } catch (err) {
+          expect(err).toBeInstanceOf(IngestInputError);
+        }
+      }),
+      { numRuns: 60, seed: 21 },
+    );
+  }, 60_000);
 });
