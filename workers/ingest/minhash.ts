@@ -33,11 +33,14 @@ export function shingles(text: string, k: number): Set<number> {
   const words = text.toLowerCase().match(WORD) ?? [];
   const out = new Set<number>();
   if (words.length === 0) return out;
-  if (words.length <= k) {
-    out.add(fnv1a(words.join(' ')));
-    return out;
+  // Words are hashed once; a shingle's hash combines its words' hashes (no string per shingle).
+  const wh = Uint32Array.from(words, fnv1a);
+  const span = Math.min(k, wh.length);
+  for (let i = 0; i + span <= wh.length; i++) {
+    let h = 0x9747b28c;
+    for (let j = 0; j < span; j++) h = mix((h ^ wh[i + j]!) + j);
+    out.add(h);
   }
-  for (let i = 0; i + k <= words.length; i++) out.add(fnv1a(words.slice(i, i + k).join(' ')));
   return out;
 }
 
@@ -66,43 +69,70 @@ export interface DuplicateInput {
   shingleSize: number;
 }
 
+/** Pairs listed per cluster (the most similar first); pair_count has them all. */
+export const MAX_PAIRS_LISTED = 100;
+
 export interface DuplicateCluster {
   ids: string[];
+  pair_count: number;
   pairs: { a: string; b: string; similarity: number; estimate: number }[];
   max_similarity: number;
   min_similarity: number;
 }
 
+/** Above this many shingles in either document the pair's MinHash estimate stands in for the exact Jaccard (cost). */
+export const EXACT_JACCARD_MAX_SHINGLES = 20_000;
+
 export function findDuplicates(input: DuplicateInput): { clusters: DuplicateCluster[]; candidate_pairs: number; compared_documents: number } {
-  const docs = input.docs.map((d) => ({ id: d.id, set: shingles(d.text, input.shingleSize) })).filter((d) => d.set.size > 0);
-  const sigs = docs.map((d) => signature(d.set));
+  // Identical texts collapse to one representative first: many copies of one text cost one signature.
+  const all: { id: string; set: Set<number> }[] = [];
+  const firstOf = new Map<string, number>();
+  const reps: number[] = [];
+  const pairs: { i: number; j: number; similarity: number; estimate: number }[] = [];
+  for (const d of input.docs) {
+    const first = firstOf.get(d.text);
+    if (first !== undefined) {
+      pairs.push({ i: first, j: all.length, similarity: 1, estimate: 1 });
+      all.push({ id: d.id, set: all[first]!.set });
+      continue;
+    }
+    const set = shingles(d.text, input.shingleSize);
+    if (set.size === 0) continue;
+    firstOf.set(d.text, all.length);
+    reps.push(all.length);
+    all.push({ id: d.id, set });
+  }
+  const sigs = new Map(reps.map((i) => [i, signature(all[i]!.set)]));
   const buckets = new Map<string, number[]>();
-  sigs.forEach((sig, i) => {
+  for (const i of reps) {
+    const sig = sigs.get(i)!;
     for (let b = 0; b < BANDS; b++) {
       const key = `${b}:${Array.from(sig.subarray(b * ROWS, (b + 1) * ROWS)).join(',')}`;
       const list = buckets.get(key);
       if (list) list.push(i);
       else buckets.set(key, [i]);
     }
-  });
+  }
+  const n = all.length;
   const candidates = new Set<number>();
-  const n = docs.length;
   for (const list of buckets.values()) {
     for (let x = 0; x < list.length; x++) for (let y = x + 1; y < list.length; y++) candidates.add(list[x]! * n + list[y]!);
   }
-  const parent = docs.map((_, i) => i);
-  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
-  const pairs: { i: number; j: number; similarity: number; estimate: number }[] = [];
   for (const key of candidates) {
     const i = Math.floor(key / n);
     const j = key % n;
-    const similarity = jaccard(docs[i]!.set, docs[j]!.set);
-    if (similarity < input.threshold) continue;
     let agree = 0;
-    for (let p = 0; p < PERMUTATIONS; p++) if (sigs[i]![p] === sigs[j]![p]) agree++;
-    pairs.push({ i, j, similarity, estimate: agree / PERMUTATIONS });
-    parent[find(i)] = find(j);
+    const si = sigs.get(i)!;
+    const sj = sigs.get(j)!;
+    for (let p = 0; p < PERMUTATIONS; p++) if (si[p] === sj[p]) agree++;
+    const estimate = agree / PERMUTATIONS;
+    const big = all[i]!.set.size > EXACT_JACCARD_MAX_SHINGLES || all[j]!.set.size > EXACT_JACCARD_MAX_SHINGLES;
+    const similarity = big ? estimate : jaccard(all[i]!.set, all[j]!.set);
+    if (similarity >= input.threshold) pairs.push({ i, j, similarity, estimate });
   }
+  const parent = all.map((_, i) => i);
+  const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i]!)));
+  for (const p of pairs) parent[find(p.i)] = find(p.j);
   const groups = new Map<number, number[]>();
   for (let i = 0; i < n; i++) {
     const r = find(i);
@@ -117,8 +147,9 @@ export function findDuplicates(input: DuplicateInput): { clusters: DuplicateClus
     const set = new Set(members);
     const own = pairs.filter((p) => set.has(p.i)).sort((a, b) => b.similarity - a.similarity);
     clusters.push({
-      ids: members.map((i) => docs[i]!.id),
-      pairs: own.map((p) => ({ a: docs[p.i]!.id, b: docs[p.j]!.id, similarity: round(p.similarity), estimate: round(p.estimate) })),
+      ids: members.map((i) => all[i]!.id),
+      pair_count: own.length,
+      pairs: own.slice(0, MAX_PAIRS_LISTED).map((p) => ({ a: all[p.i]!.id, b: all[p.j]!.id, similarity: round(p.similarity), estimate: round(p.estimate) })),
       max_similarity: round(own[0]!.similarity),
       min_similarity: round(own[own.length - 1]!.similarity),
     });

@@ -49,6 +49,7 @@ export async function findDuplicates(call: Call, projectId: string, input: Dupli
       const d = byId.get(id)!;
       return { item_id: id, name: d.name, type: d.type, chars: Number(d.chars), content_hash: d.content_hash };
     }),
+    pair_count: c.pair_count,
     pairs: c.pairs.map((p) => ({ item_a: p.a, item_b: p.b, similarity: p.similarity, minhash_estimate: p.estimate, identical: byId.get(p.a)!.content_hash === byId.get(p.b)!.content_hash })),
   }));
   return {
