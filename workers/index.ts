@@ -6,6 +6,7 @@ import { detectTasks } from './detect/tasks.js';
 import { docsTasks } from './docs/tasks.js';
 import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
+import { ingestTasks } from './ingest/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
 import { textTasks } from './text/tasks.js';
@@ -35,6 +36,7 @@ export const tasks = {
   ...toolTasks,
   ...embedTasks,
   ...kbTasks,
+  ...ingestTasks,
   ...memoryTasks,
   ...planTasks,
   ...skillTasks,

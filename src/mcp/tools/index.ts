@@ -24,6 +24,7 @@ import { proxyTools } from './proxy.js';
 import { skillTools } from './skills.js';
 import { webTools } from './web.js';
 import { docsLookupTools } from './docsLookup.js';
+import { ingestTools } from './ingest.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -35,4 +36,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...skillTools,
   ...webTools,
   ...docsLookupTools,
+  ...ingestTools,
 ];
