@@ -1,5 +1,6 @@
 import { setPriority } from 'node:os';
 import { threadId, workerData } from 'node:worker_threads';
+import { aceTasks } from './ace/tasks.js';
 import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
@@ -33,6 +34,7 @@ export const tasks = {
   ...embedTasks,
   ...kbTasks,
   ...memoryTasks,
+  ...aceTasks,
   ...planTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
