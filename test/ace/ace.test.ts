@@ -249,6 +249,21 @@ describe(`ACE playbooks (${DB_KIND})`, () => {
     expect(byId.stats).toMatchObject({ bullet_count: 2, helpful_total: 1, reflections: 1, deltas: 2 });
   });
 
+  it('concurrent deltas all land once: parallel grows, and one delta for a reflection curated twice at once', async () => {
+    const topics = ['invoices', 'passwords', 'backups', 'webhooks', 'migrations', 'tracing'];
+    const grown = await Promise.all(topics.map((t, i) => ok(i % 2 ? a : b, 'ace_grow_context', { playbook: 'race', bullets: [{ content: `Rule for ${t}: write down who owns the ${t} and review them every quarter.` }] })));
+    expect(grown.map((g) => g.added)).toEqual(topics.map(() => 1));
+    const pb = await ok(a, 'ace_get_playbook', { playbook: 'race' });
+    expect(pb.stats).toMatchObject({ bullet_count: 6, deltas: 6 });
+    expect(new Set(pb.bullets.map((x: any) => x.label)).size).toBe(6);
+    expect(pb.playbook.version).toBe(6);
+    const r = await ok(a, 'ace_reflect', { playbook: 'race', task: 'Audit owners.', answer: 'Done.', bullet_ids: [pb.bullets[0].bullet_id], outcome: 'success' });
+    const both = await Promise.all([ok(a, 'ace_curate', { reflection_id: r.reflection_id }), ok(b, 'ace_curate', { reflection_id: r.reflection_id })]);
+    expect(both[0].delta_id).toBe(both[1].delta_id);
+    expect(both.filter((c) => c.already_applied)).toHaveLength(1);
+    expect((await ok(a, 'ace_get_playbook', { playbook: 'race' })).bullets[0].helpful_count).toBe(1);
+  });
+
   it('owner scoping: the project shares playbooks; another project, user or an unbound key does not see them', async () => {
     const g = await ok(a, 'ace_grow_context', { playbook: 'shared', bullets: [{ content: 'Keep the changelog entry next to the code change in the same pull request.' }] });
     const pid = g.playbook.playbook_id;

@@ -41,7 +41,7 @@ const modelOps = z.union([
 ]);
 
 /** ADD candidates from the model's JSON, or null when it gave none in the format. */
-function parseOps(text: string): Insight[] | null {
+export function parseOps(text: string): Insight[] | null {
   const parsed = modelOps.safeParse(extractJson(text));
   if (!parsed.success) return null;
   const ops = Array.isArray(parsed.data) ? parsed.data : parsed.data.operations;

@@ -9,8 +9,8 @@ export const DEFAULT_PLAYBOOK = 'default';
 export const KNOWN_SECTIONS = ['strategies', 'pitfalls', 'tools/apis', 'formulas', 'verification'] as const;
 export const DEFAULT_SECTION = 'strategies';
 export const MAX_BULLET_CHARS = 2000;
-/** Bullets one playbook may hold: refine (merge, prune) keeps it below. */
-export const MAX_BULLETS = 5000;
+/** Bullets one playbook may hold: refine compares every pair (2,000 bullets: 2 M cosines of 100 values in the pool). */
+export const MAX_BULLETS = 2000;
 /** Cosine at or over which two bullets are the same insight (glove-sif-100d; docs/ace.md has the measurements). */
 export const DEFAULT_SIMILARITY = 0.9;
 

@@ -83,7 +83,7 @@ function insightOf(v: string | { section?: string; content: string }): Insight |
 }
 
 /** The model's JSON reflection, or null when it did not give one. */
-function parseReflection(text: string, used: BulletRow[]): { insights: Insight[]; tags: BulletTag[] } | null {
+export function parseReflection(text: string, used: BulletRow[]): { insights: Insight[]; tags: BulletTag[] } | null {
   const parsed = modelReflection.safeParse(extractJson(text));
   if (!parsed.success) return null;
   const byKey = new Map<string, BulletRow>();
