@@ -1,5 +1,5 @@
 // The model side of ACE: one provider call through the provider layer (complete()), and the robust
-// reading of what came back (JSON when the model followed the format, sentences when it did not).
+// reading of a JSON reply. A reply without JSON is read in the pool (workers/ace/candidates.ts).
 import type { ChatMessage } from '../../providers/llm/index.js';
 import { LlmProviderError } from '../../providers/llm/types.js';
 import { LOCAL_MODEL } from '../../providers/llm/localServer.js';

@@ -1,7 +1,7 @@
 // ACE reflector: reads a task, the answer (trajectory) and any feedback or ground truth, and extracts
 // insights and helpful/harmful tags of the bullets the answer used. The reflection is stored; the
 // curator turns it into a delta. A model answer without the JSON format still gives a reflection:
-// its sentences are the insights and the outcome tags the used bullets (path 'fallback').
+// its grounded sentences are the insights and the outcome tags the used bullets (path 'fallback').
 import { z } from 'zod';
 import type { Call } from '../call.js';
 import { notFound } from '../errors.js';

@@ -58,7 +58,7 @@ export const aceTools = [
     plan: 'pro',
     advisory: true,
     description:
-      "ACE reflector: from task, answer (the trajectory) and optional feedback, ground_truth and outcome, the model extracts insights and tags the used bullets (bullet_ids) helpful, harmful or neutral. Stored with a reflection_id for ace_curate. When the model's answer is not the JSON asked for, path is 'fallback': its sentences are the insights and outcome decides the tags.",
+      "ACE reflector: from task, answer (the trajectory) and optional feedback, ground_truth and outcome, the model extracts insights and tags the used bullets (bullet_ids) helpful, harmful or neutral. Stored with a reflection_id for ace_curate. When the model's answer is not the JSON asked for, path is 'fallback': its sentences about the task, feedback or ground truth are the insights and outcome decides the tags.",
     input: z
       .object({
         ...playbookArgs,
