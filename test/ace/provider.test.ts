@@ -45,7 +45,8 @@ beforeAll(async () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const system = body.messages.find((m: any) => m.role === 'system')?.content ?? '';
       prompts.push(system);
-      const text = reply(system);
+      // A model that emits U+0000 and an unpaired surrogate (text PostgreSQL cannot store).
+      const text = body.model === 'scripted-nul' ? reply(system).replace('client clock', 'client\\u0000 clock\\ud800') : reply(system);
       res.writeHead(200, { 'content-type': 'application/json' }).end(
         JSON.stringify({ id: 'x', object: 'chat.completion', model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 20 } }),
       );
@@ -99,6 +100,13 @@ describe(`ACE with a JSON-following provider (${DB_KIND})`, () => {
     const pb = await ok('ace_get_playbook', { playbook: 'inv' });
     expect(pb.bullets.map((x: any) => x.content)).toEqual(['Take the invoice date from the request header sent by the client.', INSIGHT, NEW_RULE]);
     expect(pb.bullets[0].harmful_count).toBe(2);
+  });
+
+  it('a reply with U+0000 or an unpaired surrogate is stored cleaned, not refused', async () => {
+    const r = await ok('ace_reflect', { playbook: 'nul', provider: 'scripted', model: 'scripted-nul', task: 'Which date goes on the invoice?', answer: 'The client date.' });
+    expect(r.path).toBe('model');
+    expect(r.insights[0].content).toBe('Never trust the client clock\ufffd for invoice dates.');
+    expect(r.reflection).not.toContain('\u0000');
   });
 
   it('a failing provider is a tool error with its detail; nothing is stored', async () => {

@@ -3,6 +3,7 @@
 import type { ChatMessage } from '../../providers/llm/index.js';
 import { LlmProviderError } from '../../providers/llm/types.js';
 import { LOCAL_MODEL } from '../../providers/llm/localServer.js';
+import { needsStoring, storableText } from '../../lib/text.js';
 import type { Call } from '../call.js';
 import { DomainError, invalid } from '../errors.js';
 import type { Scope } from '../memory/memories.js';
@@ -38,8 +39,14 @@ export function totalCost(costs: (number | null | undefined)[]): number | null {
  * back to the local server); an unbound key has no project, so only the local default provider.
  */
 export async function aceComplete(call: Call, s: Scope, choice: ModelChoice, messages: ChatMessage[]): Promise<Completion> {
-  const { services } = call;
   const provider = choice.provider ?? DEFAULT_PROVIDER;
+  const c = await callProvider(call, s, choice, messages, provider);
+  // A reply is outside text: made storable (no U+0000, no unpaired surrogates) before anything keeps it.
+  return needsStoring(c.text) ? { ...c, text: storableText(c.text) } : c;
+}
+
+async function callProvider(call: Call, s: Scope, choice: ModelChoice, messages: ChatMessage[], provider: string): Promise<Completion> {
+  const { services } = call;
   try {
     if (s.scope) return await complete(services, s.scope, { provider, model: choice.model, messages, maxTokens: choice.maxTokens, temperature: 0, signal: call.signal });
     if (provider !== DEFAULT_PROVIDER) throw invalid(`Provider '${provider}' belongs to a project: use a project-bound key (an unbound key has only the local default provider)`);
@@ -60,6 +67,14 @@ export async function aceComplete(call: Call, s: Scope, choice: ModelChoice, mes
   }
 }
 
+/** Strings of a parsed reply made storable: JSON escapes can spell U+0000, which jsonb refuses. */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return needsStoring(value) ? storableText(value) : value;
+  if (Array.isArray(value)) return value.map(storable);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storable(v)]));
+  return value;
+}
+
 /** The JSON value in a model's answer: the whole text, a fenced block, or the outermost braces. */
 export function extractJson(text: string): unknown {
   const tries = [text.trim()];
@@ -73,7 +88,7 @@ export function extractJson(text: string): unknown {
   for (const t of tries) {
     if (!t || !/^[[{]/.test(t)) continue;
     try {
-      return JSON.parse(t);
+      return storable(JSON.parse(t));
     } catch {
       // next candidate
     }
