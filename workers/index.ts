@@ -1,5 +1,6 @@
 import { setPriority } from 'node:os';
 import { threadId, workerData } from 'node:worker_threads';
+import { aceTasks } from './ace/tasks.js';
 import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
@@ -38,6 +39,7 @@ export const tasks = {
   ...kbTasks,
   ...ingestTasks,
   ...memoryTasks,
+  ...aceTasks,
   ...planTasks,
   ...skillTasks,
   ...webTasks,

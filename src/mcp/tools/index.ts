@@ -25,6 +25,7 @@ import { skillTools } from './skills.js';
 import { webTools } from './web.js';
 import { docsLookupTools } from './docsLookup.js';
 import { ingestTools } from './ingest.js';
+import { aceTools } from './ace.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -37,4 +38,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...webTools,
   ...docsLookupTools,
   ...ingestTools,
+  ...aceTools,
 ];
