@@ -7,6 +7,7 @@ import { embedTasks } from './embed/tasks.js';
 import { kbTasks } from './kb/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
+import { promptTasks } from './prompts/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
@@ -34,6 +35,7 @@ export const tasks = {
   ...kbTasks,
   ...memoryTasks,
   ...planTasks,
+  ...promptTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));
