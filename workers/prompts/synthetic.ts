@@ -10,15 +10,19 @@ export interface SyntheticCase extends CaseExpectation {
   source?: string;
 }
 
+/** A passage shorter than this says too little to test against. */
+export const MIN_PASSAGE_WORDS = 8;
+
 /** Paragraphs, or when the text has few, groups of sentences of roughly even size. */
 export function passages(text: string, count: number): string[] {
-  let parts = text.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter((p) => p.split(' ').length >= 8);
+  const long = (p: string) => p.split(' ').length >= MIN_PASSAGE_WORDS;
+  let parts = text.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim()).filter(long);
   if (parts.length < count) {
     const sentences = text.replace(/\s+/g, ' ').match(/[^.!?]+[.!?]+|[^.!?]+$/g)?.map((s) => s.trim()).filter(Boolean) ?? [];
     const per = Math.max(1, Math.ceil(sentences.length / count));
     const grouped: string[] = [];
     for (let i = 0; i < sentences.length; i += per) grouped.push(sentences.slice(i, i + per).join(' '));
-    if (grouped.length > parts.length) parts = grouped.filter((g) => g.length > 0);
+    if (grouped.filter(long).length > parts.length) parts = grouped.filter(long);
   }
   return parts.slice(0, count);
 }

@@ -61,6 +61,17 @@ export const promptTasks = {
   /** Usable JSON schemas of a dataset's cases: index and reason of each that is not. */
   datasetCheckSchemas: (i: { schemas: { index: number; schema: Record<string, unknown> }[] }) =>
     i.schemas.map((s) => ({ index: s.index, error: checkSchema(s.schema) })).filter((s) => s.error !== null),
+  /** Every case rendered against every version before a run is queued: the problems, at most `limit`. */
+  experimentRenderCheck: (i: { versions: { number: number; body: string; variables: VariableSpec[]; section_fields: string[] }[]; cases: Record<string, unknown>[]; limit: number }) => {
+    const problems: { case_index: number; version: number; detail: string }[] = [];
+    for (const v of i.versions) {
+      for (const [k, values] of i.cases.entries()) {
+        const r = renderTemplate(v.body, v.variables, values, v.section_fields);
+        if (!r.ok && problems.push({ case_index: k, version: v.number, detail: describeProblems(r.problems) }) >= i.limit) return problems;
+      }
+    }
+    return problems;
+  },
   experimentScore: (i: { output: string; expectation: CaseExpectation }) => scoreCell(i.output, i.expectation),
   experimentBootstrap: (i: { diffs: number[]; resamples: number; confidence: number; seed: number }) => bootstrapMean(i.diffs, i.resamples, i.confidence, i.seed),
   syntheticCases: (i: { variables: VariableSpec[]; document: string | null; documentVariable: string | null; count: number; terms: number }) => syntheticCases(i),

@@ -8,6 +8,7 @@ import {
 import { invalidInput } from '../../domain/errors.js';
 import { scopeOf } from '../../domain/memory/memories.js';
 import { defineTool } from '../tool.js';
+import { experimentTools } from './experiments.js';
 
 const SCOPE_NOTE = "Scoped to the caller and the key's project (an unbound key uses the user's own scope).";
 const templateId = z.string().uuid().describe('template_id returned by create_prompt_template or list_prompt_templates');
@@ -39,7 +40,7 @@ function decodeOffset(cursor: string | undefined): number {
 
 const ref = (a: { version?: number; label?: (typeof LABELS)[number] }): VersionRef => ({ version: a.version, label: a.label });
 
-export const promptTools = [
+const templateTools = [
   defineTool({
     name: 'create_prompt_template',
     scope: 'mcp:write',
@@ -205,3 +206,6 @@ export const promptTools = [
     },
   }),
 ];
+
+/** Issue 21: prompt templates, datasets and experiments. */
+export const promptTools = [...templateTools, ...experimentTools];

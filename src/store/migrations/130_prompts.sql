@@ -76,6 +76,7 @@ create table experiment_runs (
   models jsonb not null,
   provider text not null,
   max_tokens integer not null,
+  temperature real not null default 0,
   status text not null default 'queued' check (status in ('queued', 'running', 'succeeded', 'failed', 'cancelled')),
   error text,
   lease_owner text,
