@@ -179,7 +179,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'generate_rewrite_prompt',
-    scope: 'mcp:read',
+    scope: 'mcp:write',
     category: 'general',
     plan: 'pro',
     advisory: false,
