@@ -14,7 +14,12 @@ let free: Client;
 
 beforeAll(async () => {
   const base = loadConfig({});
-  server = await startTestServer({ rateLimits: { free: 1e9, pro: 1e9, team: 1e9, enterprise: 1e9 }, runs: { ...base.runs, pollMs: 100, leaseMs: 3000 } });
+  server = await startTestServer({
+    rateLimits: { free: 1e9, pro: 1e9, team: 1e9, enterprise: 1e9 },
+    runs: { ...base.runs, pollMs: 100, leaseMs: 3000 },
+    // A provider nobody listens on (port 9, discard): its calls fail like an unreachable vendor's.
+    llm: { ...base.llm, allowedHosts: ['127.0.0.1:9'], maxRetries: 1, backoffBaseMs: 10, timeoutMs: 2000 },
+  });
   const t = await makeTenant(server);
   const o = await makeTenant(server);
   a = await connectMcp(server.url, t.keyA);
@@ -206,6 +211,21 @@ describe('datasets, synthetic tests and experiments through the SDK client', () 
     // Their own template cannot run on our dataset either.
     const theirs = await ok(stranger, 'create_prompt_template', { name: 'explain', template: 'About {{topic}}' });
     await fails(stranger, 'run_experiment', { template_id: theirs.template_id, dataset_id: datasetId }, /Dataset .* not found/);
+  });
+
+  it('records a failed provider call as a failed cell (overall 0) and finishes the run', async () => {
+    await ok(a, 'gc_provider_set', { name: 'down', api: 'openai', base_url: 'http://127.0.0.1:9/v1', default_model: 'gpt-4o-mini' });
+    const d = await ok(a, 'create_dataset', { name: 'two', cases: [{ variables: { topic: 'tides' }, contains: ['tides'] }, { variables: { topic: 'comets' } }] });
+    const r = await finished(a, (await ok(a, 'run_experiment', { template_id: templateId, dataset_id: d.dataset_id, provider: 'down' })).run_id);
+    expect(r.status).toBe('succeeded');
+    expect(r.models).toEqual(['gpt-4o-mini']);
+    for (const c of r.cells) {
+      expect(c.status).toBe('failed');
+      expect(c.error).toMatch(/^provider /);
+      expect(c.output).toBeNull();
+    }
+    expect(r.aggregates[0]).toMatchObject({ failed: 2, overall: 0, contains: null });
+    expect(r.cost_micros).toBe(0);
   });
 
   it('runs for an unbound key on the server default provider', async () => {
