@@ -10,6 +10,7 @@ import { createCommerce, type CommerceSettings } from './domain/commerce/commerc
 import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
+import { startExperimentRunner } from './domain/prompts/runner.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
 import { startConnectorScheduler } from './domain/connectors/scheduler.js';
@@ -125,6 +126,8 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // Runs resume (or fail with a reason) once we listen; they stop before the hub, the pool and the database.
     runs.start(services, mcpNodeTools(services));
     opened.splice(opened.length - 1, 0, () => runs.close());
+    // Experiment runs (docs/prompt-templates.md) resume the same way and stop at the same point.
+    opened.splice(opened.length - 1, 0, startExperimentRunner(services));
     // Delegated A2A tasks past their deadline expire (docs/federation.md).
     setFederationSettings(db, config.federation);
     opened.splice(opened.length - 1, 0, startTaskSweeper(services));

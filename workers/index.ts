@@ -10,6 +10,7 @@ import { kbTasks } from './kb/tasks.js';
 import { ingestTasks } from './ingest/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
+import { promptTasks } from './prompts/tasks.js';
 import { textTasks } from './text/tasks.js';
 import { toolTasks } from './tools/tasks.js';
 import { skillTasks } from './skills/tasks.js';
@@ -44,6 +45,7 @@ export const tasks = {
   ...skillTasks,
   ...webTasks,
   ...docsTasks,
+  ...promptTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

@@ -26,6 +26,7 @@ import { webTools } from './web.js';
 import { docsLookupTools } from './docsLookup.js';
 import { ingestTools } from './ingest.js';
 import { aceTools } from './ace.js';
+import { promptTools } from './prompts.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -39,4 +40,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...docsLookupTools,
   ...ingestTools,
   ...aceTools,
+  ...promptTools,
 ];
