@@ -10,6 +10,7 @@ import { createCommerce, type CommerceSettings } from './domain/commerce/commerc
 import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
+import { BatchQueueWorker } from './domain/batchQueue/worker.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
@@ -92,11 +93,12 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     await llm.start();
     opened.push(() => llm.close());
     const runs = new RunExecutor(config.runs, log);
+    const batchQueue = new BatchQueueWorker(config.batchQueue, log);
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
       usage: new UsageWriter(db, log, background),
-      llm, runs,
+      llm, runs, batchQueue,
       startedAt: Date.now(),
     };
     const meterSync = startMeterSync(services);
@@ -124,6 +126,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // Runs resume (or fail with a reason) once we listen; they stop before the hub, the pool and the database.
     runs.start(services, mcpNodeTools(services));
     opened.splice(opened.length - 1, 0, () => runs.close());
+    // Queued batch jobs resume the same way (docs/batch-queue.md).
+    batchQueue.start(services);
+    opened.splice(opened.length - 1, 0, () => batchQueue.close());
     // Delegated A2A tasks past their deadline expire (docs/federation.md).
     setFederationSettings(db, config.federation);
     opened.splice(opened.length - 1, 0, startTaskSweeper(services));
