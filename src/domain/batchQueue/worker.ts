@@ -26,6 +26,8 @@ export class BatchQueueWorker {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly active = new Map<string, Promise<void>>();
+  /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
+  private readonly metering = new Set<Promise<void>>();
   private readonly controller = new AbortController();
   private filling: Promise<void> | null = null;
   private again = false;
@@ -81,6 +83,7 @@ export class BatchQueueWorker {
     await this.filling;
     this.controller.abort();
     await Promise.allSettled([...this.active.values()]);
+    await Promise.allSettled([...this.metering]);
     await this.services?.db
       .query(`update batch_job_documents set lease_expires_at = now() where lease_owner = $1 and status = 'running'`, [this.instanceId])
       .catch(() => undefined);
@@ -161,8 +164,15 @@ export class BatchQueueWorker {
       }
       await this.store(doc, null, known.detail);
     }
-    // The usage event follows the stored result: a document is counted once it is acknowledged.
-    await call.finishWith(failure).catch((err) => this.log.warn('batch usage event failed', { error: String(err) }));
+    // The usage event follows the stored result (a document is counted once it is acknowledged). The
+    // usage writer commits events in groups, so the slot goes to the next document meanwhile, except
+    // for a key with a quota: its next document must see this one counted.
+    const metered: Promise<void> = call
+      .finishWith(failure)
+      .catch((err) => this.log.warn('batch usage event failed', { error: String(err) }))
+      .finally(() => this.metering.delete(metered));
+    this.metering.add(metered);
+    if (principal.monthlyQuota != null) await metered;
   }
 
   /** Writes the document's result and the job's counters in one transaction; false when the lease was lost. */
