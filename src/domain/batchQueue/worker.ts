@@ -3,7 +3,7 @@
 //   pending ──claim──▶ running ──▶ succeeded | failed
 // A claim takes pending documents, or running ones whose lease lapsed (their process died), oldest job
 // first, and counts an attempt. A heartbeat renews the leases of the documents in flight. A result is
-// written with the job's counters in one transaction, conditioned on still holding the lease and the
+// written with the job's counters in one statement, conditioned on still holding the lease and the
 // document still running: a stored result is final and never overwritten, even by a stale holder.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -26,6 +26,10 @@ export class BatchQueueWorker {
   private timer: NodeJS.Timeout | null = null;
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly active = new Map<string, Promise<void>>();
+  /** Documents claimed (leased to this instance) and not started yet. */
+  private buffer: Claimed[] = [];
+  /** Principals by key for a second: one lookup per key and second instead of one per document. */
+  private readonly principals = new Map<string, { at: number; principal: Promise<Principal | null> }>();
   /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
   private readonly metering = new Set<Promise<void>>();
   private readonly controller = new AbortController();
@@ -84,13 +88,14 @@ export class BatchQueueWorker {
     this.controller.abort();
     await Promise.allSettled([...this.active.values()]);
     await Promise.allSettled([...this.metering]);
+    this.buffer = []; // their leases are handed back below with the others
     await this.services?.db
       .query(`update batch_job_documents set lease_expires_at = now() where lease_owner = $1 and status = 'running'`, [this.instanceId])
       .catch(() => undefined);
   }
 
   private async beat(): Promise<void> {
-    if (!this.active.size || this.closed) return;
+    if ((!this.active.size && !this.buffer.length) || this.closed) return;
     await this.services!.db.query(
       `update batch_job_documents set lease_expires_at = now() + ($2::int * interval '1 millisecond') where lease_owner = $1 and status = 'running'`,
       [this.instanceId, this.settings.leaseMs],
@@ -99,40 +104,38 @@ export class BatchQueueWorker {
 
   private async fill(): Promise<void> {
     while (!this.closed && this.active.size < this.settings.concurrency) {
-      const docs = await this.claim(this.settings.concurrency - this.active.size);
-      if (!docs.length) return;
-      for (const doc of docs) {
-        const key = `${doc.job_id}:${doc.ordinal}`;
-        const done = this.process(doc)
-          .catch((err) => this.log.error('batch document processing failed', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) }))
-          .finally(() => {
-            this.active.delete(key);
-            this.kick();
-          });
-        this.active.set(key, done);
-      }
+      // Claimed a few slots ahead (their leases renewed by the heartbeat): one claim per several documents.
+      if (!this.buffer.length) this.buffer = await this.claim(this.settings.concurrency * 2);
+      const doc = this.buffer.shift();
+      if (!doc) return;
+      const key = `${doc.job_id}:${doc.ordinal}`;
+      const done = this.process(doc)
+        .catch((err) => this.log.error('batch document processing failed', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          this.active.delete(key);
+          this.kick();
+        });
+      this.active.set(key, done);
     }
   }
 
+  /** One statement: the documents taken, their jobs marked running, each document with its job's owner and key. */
   private async claim(limit: number): Promise<Claimed[]> {
-    const db = this.services!.db;
-    return db.transaction(async (tx) => {
-      const docs = await tx.query<Claimed>(
-        `update batch_job_documents d set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = d.attempts + 1
-          from batch_jobs j
-         where j.id = d.job_id and (d.job_id, d.ordinal) in (
-                 select job_id, ordinal from batch_job_documents
-                  where status = 'pending' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
-                  order by created_at, job_id, ordinal limit $3 for update skip locked)
-         returning d.job_id, d.ordinal, d.doc_id, d.text, d.fidelity, d.query, d.model, d.status, d.attempts, j.owner_id, j.key_id`,
-        [this.instanceId, this.settings.leaseMs, limit],
-      );
-      const jobs = [...new Set(docs.map((d) => d.job_id))];
-      if (jobs.length) {
-        await tx.query(`update batch_jobs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now() where id = any($1::uuid[]) and status = 'queued'`, [jobs]);
-      }
-      return docs;
-    });
+    return this.services!.db.query<Claimed>(
+      `with c as (
+         update batch_job_documents d set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = d.attempts + 1
+          where (d.job_id, d.ordinal) in (
+                  select job_id, ordinal from batch_job_documents
+                   where status = 'pending' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
+                   order by created_at, job_id, ordinal limit $3 for update skip locked)
+          returning d.job_id, d.ordinal, d.doc_id, d.text, d.fidelity, d.query, d.model, d.status, d.attempts
+       ), started as (
+         update batch_jobs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+          where id in (select job_id from c) and status = 'queued'
+       )
+       select c.*, j.owner_id, j.key_id from c join batch_jobs j on j.id = c.job_id order by c.job_id, c.ordinal`,
+      [this.instanceId, this.settings.leaseMs, limit],
+    );
   }
 
   private async process(doc: Claimed): Promise<void> {
@@ -175,28 +178,38 @@ export class BatchQueueWorker {
     if (principal.monthlyQuota != null) await metered;
   }
 
-  /** Writes the document's result and the job's counters in one transaction; false when the lease was lost. */
+  /** Writes the document's result and the job's counters in one statement (atomic); false when the lease was lost. */
   private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null): Promise<boolean> {
-    return this.services!.db.transaction(async (tx) => {
-      const rows = await tx.query(
-        `update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
-          where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning ordinal`,
-        [doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000))],
-      );
-      if (!rows.length) return false;
-      await tx.query(
-        `update batch_jobs set succeeded = succeeded + $2, failed = failed + $3, original_tokens = original_tokens + $4, compressed_tokens = compressed_tokens + $5,
-                status = case when succeeded + failed + 1 >= total then 'completed' else status end,
-                finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
-          where id = $1`,
-        [doc.job_id, result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0],
-      );
-      return true;
-    });
+    const rows = await this.services!.db.query(
+      `with d as (
+         update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
+          where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
+       )
+       update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
+              status = case when succeeded + failed + 1 >= total then 'completed' else status end,
+              finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
+        where id = (select job_id from d) returning id`,
+      [
+        doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000)),
+        result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0,
+      ],
+    );
+    return rows.length > 0;
   }
 
-  /** The job's caller as of now: the key must still be active (a revoked key stops its job). */
-  private async principalOf(doc: Claimed): Promise<Principal | null> {
+  /** The job's caller as of at most a second ago: the key must still be active (a revoked key stops its job). */
+  private principalOf(doc: Claimed): Promise<Principal | null> {
+    const cacheKey = `${doc.owner_id}:${doc.key_id ?? ''}`;
+    const hit = this.principals.get(cacheKey);
+    if (hit && Date.now() - hit.at < 1000) return hit.principal;
+    if (this.principals.size > 1000) this.principals.clear();
+    const principal = this.lookupPrincipal(doc);
+    this.principals.set(cacheKey, { at: Date.now(), principal });
+    principal.catch(() => this.principals.delete(cacheKey));
+    return principal;
+  }
+
+  private async lookupPrincipal(doc: Claimed): Promise<Principal | null> {
     if (!doc.key_id) {
       // Queued from an identity-provider session: the user as of now.
       const [user] = await this.services!.db.query<{ plan: string; is_admin: boolean }>('select plan, is_admin from users where id = $1', [doc.owner_id]);
