@@ -65,7 +65,6 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     // What was stored before the kill (read after it: a result written as the process died counts too).
     const stored = before.results.filter((r: any) => r.status === 'succeeded');
     expect(stored.length).toBeGreaterThanOrEqual(8);
-    const inFlight = before.results.filter((r: any) => r.status === 'running').map((r: any) => r.index);
 
     const t1 = Date.now();
     const second = await start({ ...env, BOOTSTRAP_OWNER: 'false' }, /"port":(\d+)/);
@@ -84,9 +83,8 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     // Every result acknowledged before the kill is byte-identical after it, and was not redone.
     for (const s of stored) expect(after.results[s.index]).toEqual(s);
     const resumed = after.results.filter((r: any) => r.attempts > 1).length;
-    console.log('in flight at the snapshot', inFlight, inFlight.map((i: number) => after.results[i].attempts));
-    console.log(`restart: ${stored.length} of ${TOTAL} documents stored before kill -9; job completed ${resumeMs} ms after the restarted process answered; ${resumed} document(s) in flight at the kill were claimed again after their lease lapsed`);
-    expect(resumed).toBeLessThanOrEqual(2); // at most the BATCH_QUEUE_CONCURRENCY documents in flight
+    console.log(`restart: ${stored.length} of ${TOTAL} documents stored before kill -9; job completed ${resumeMs} ms after the restarted process answered; ${resumed} document(s) leased at the kill were claimed again after their lease lapsed`);
+    expect(resumed).toBeLessThanOrEqual(4); // at most the documents leased at the kill: 2 x BATCH_QUEUE_CONCURRENCY (claimed a slot ahead)
 
     // A new job on the restarted process works too, and a graceful stop is prompt.
     client = await connectMcp(second.url, owner);
