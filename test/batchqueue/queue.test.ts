@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/keys.js';
+import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
-import { QUEUE_MAX_DOCUMENT_CHARS, QUEUE_MAX_DOCUMENTS } from '../../src/domain/batchQueue/jobs.js';
+import { createJob, QUEUE_MAX_DOCUMENT_CHARS, QUEUE_MAX_DOCUMENTS } from '../../src/domain/batchQueue/jobs.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs, newKey } from '../helpers/users.js';
@@ -179,5 +180,32 @@ describe(`batch_compress_queue (${DB_KIND})`, () => {
     const refused = await call(client, 'batch_compress_queue', { documents: [{ text: 'x' }] });
     expect(refused.isError).toBe(true);
     expect(refused.data.error).toBe('quota_exceeded');
+  });
+
+  it('a job whose key was revoked fails its documents with the reason; a document claimed too often gives up', async () => {
+    const db = server.app.services.db;
+    const key = await newKey(server, 'team');
+    const [k] = await db.query<{ key_id: string; user_id: string }>('select key_id, user_id from api_keys where key_hash = $1', [hashApiKey(key)]);
+    await db.query(`update api_keys set status = 'revoked', revoked_at = now() where key_id = $1`, [k!.key_id]);
+    const principal = { userId: k!.user_id, plan: 'team' as const, isAdmin: false, keyId: k!.key_id, environment: 'production', projectId: null, via: 'api_key' as const };
+    const revoked = await db.transaction((tx) => createJob(tx, principal, [{ text: queueDocument(40) }, { text: queueDocument(41) }]));
+    server.app.services.batchQueue.kick();
+    // The owner reads it with another (active) key of theirs.
+    const readerKey = (await createApiKey(db, { userId: k!.user_id, plan: 'team' })).key;
+    const job = await waitForJob(getAs(readerKey), revoked.id);
+    expect(job.progress).toMatchObject({ succeeded: 0, failed: 2 });
+    expect(job.results.map((r: any) => r.error)).toEqual(['the API key that queued the job is no longer active', 'the API key that queued the job is no longer active']);
+
+    // A document already claimed BATCH_QUEUE_MAX_ATTEMPTS times by processes that died: the next claim gives up.
+    const tired = await db.transaction((tx) => createJob(tx, { ...principal, keyId: null, via: 'jwt' }, [{ text: queueDocument(42) }, { text: queueDocument(43) }]));
+    await db.query(
+      `update batch_job_documents set status = 'running', attempts = 3, lease_owner = 'dead-process', lease_expires_at = now() - interval '1 second' where job_id = $1 and ordinal = 0`,
+      [tired.id],
+    );
+    server.app.services.batchQueue.kick();
+    const done = await waitForJob(getAs(readerKey), tired.id);
+    expect(done.results[0]).toMatchObject({ status: 'failed', attempts: 4 });
+    expect(done.results[0].error).toMatch(/^interrupted: the document was claimed 4 times \(BATCH_QUEUE_MAX_ATTEMPTS 3\); giving up$/);
+    expect(done.results[1]).toMatchObject({ status: 'succeeded', attempts: 1 }); // queued without a key (identity-provider session): runs as the user
   });
 });
