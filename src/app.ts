@@ -11,6 +11,7 @@ import { KnowledgeHub } from './kb/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
 import { startExperimentRunner } from './domain/prompts/runner.js';
+import { BatchQueueWorker } from './domain/batchQueue/worker.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
 import { startConnectorScheduler } from './domain/connectors/scheduler.js';
@@ -94,11 +95,12 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     await llm.start();
     opened.push(() => llm.close());
     const runs = new RunExecutor(config.runs, log);
+    const batchQueue = new BatchQueueWorker(config.batchQueue, log);
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
       usage: new UsageWriter(db, log, background),
-      llm, runs,
+      llm, runs, batchQueue,
       startedAt: Date.now(),
     };
     const meterSync = startMeterSync(services);
@@ -128,6 +130,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     opened.splice(opened.length - 1, 0, () => runs.close());
     // Experiment runs (docs/prompt-templates.md) resume the same way and stop at the same point.
     opened.splice(opened.length - 1, 0, startExperimentRunner(services));
+    // Queued batch jobs resume the same way (docs/batch-queue.md).
+    batchQueue.start(services);
+    opened.splice(opened.length - 1, 0, () => batchQueue.close());
     // Delegated A2A tasks past their deadline expire (docs/federation.md).
     setFederationSettings(db, config.federation);
     opened.splice(opened.length - 1, 0, startTaskSweeper(services));

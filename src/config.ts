@@ -60,6 +60,8 @@ export interface Config {
   llm: LlmSettings;
   /** Workflow runs (docs/workflows.md). */
   runs: RunSettings;
+  /** Queued batch compression: documents leased like runs (BATCH_QUEUE_*; docs/batch-queue.md). */
+  batchQueue: RunSettings;
   /** A2A federation (docs/federation.md). */
   federation: FederationSettings;
   /** proxy_mcp_server (docs/mcp-proxy.md). */
@@ -314,6 +316,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       pollMs: Math.max(50, int(env, 'RUN_POLL_MS', 1000)),
       concurrency: Math.max(1, int(env, 'RUN_CONCURRENCY', 2)),
       maxAttempts: Math.max(1, int(env, 'RUN_MAX_ATTEMPTS', 3)),
+    },
+    batchQueue: {
+      leaseMs: Math.max(500, int(env, 'BATCH_QUEUE_LEASE_MS', 30_000)),
+      pollMs: Math.max(50, int(env, 'BATCH_QUEUE_POLL_MS', 1000)),
+      concurrency: Math.max(1, int(env, 'BATCH_QUEUE_CONCURRENCY', 4)),
+      maxAttempts: Math.max(1, int(env, 'BATCH_QUEUE_MAX_ATTEMPTS', 3)),
     },
     // SSE by default: progress, log messages and list_changed reach the client while a call runs (a JSON body cannot carry them).
     mcpSseResponses: env.MCP_SSE_RESPONSES !== 'false',

@@ -16,6 +16,7 @@ import type { KeyActivity } from './domain/accounts/keyActivity.js';
 import type { UsageWriter } from './domain/accounts/usage.js';
 import type { LlmRuntime } from './providers/llm/runtime.js';
 import type { RunExecutor } from './domain/workflows/executor.js';
+import type { BatchQueueWorker } from './domain/batchQueue/worker.js';
 
 /** What a request handler may reach; built once in app.ts. */
 export interface Services {
@@ -44,5 +45,7 @@ export interface Services {
   llm: LlmRuntime;
   /** Background executor of workflow runs (started by app.ts once HTTP listens; docs/workflows.md). */
   runs: RunExecutor;
+  /** Background worker of queued batch compression jobs (started by app.ts once HTTP listens; docs/batch-queue.md). */
+  batchQueue: BatchQueueWorker;
   startedAt: number;
 }

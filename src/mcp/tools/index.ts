@@ -27,6 +27,7 @@ import { docsLookupTools } from './docsLookup.js';
 import { ingestTools } from './ingest.js';
 import { aceTools } from './ace.js';
 import { promptTools } from './prompts.js';
+import { batchQueueTools } from './batchQueue.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -41,4 +42,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...ingestTools,
   ...aceTools,
   ...promptTools,
+  ...batchQueueTools,
 ];

@@ -1,0 +1,227 @@
+// The background worker of queued batch jobs, designed like the workflow RunExecutor: the state lives in
+// the database and this class only works on documents it holds a lease on.
+//   pending ──claim──▶ running ──▶ succeeded | failed
+// A claim takes pending documents, or running ones whose lease lapsed (their process died), oldest job
+// first, and counts an attempt. A heartbeat renews the leases of the documents in flight. A result is
+// written with the job's counters in one statement, conditioned on still holding the lease and the
+// document still running: a stored result is final and never overwritten, even by a stale holder.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Principal } from '../../auth/principal.js';
+import { isPlan } from '../../auth/plans.js';
+import type { RunSettings } from '../../config.js';
+import type { Logger } from '../../lib/log.js';
+import { storableText } from '../../lib/text.js';
+import type { Services } from '../../services.js';
+import { Call } from '../call.js';
+import { compressText } from '../compression/text.js';
+import { asDomainError } from '../errors.js';
+import type { DocumentRow } from './jobs.js';
+
+type Claimed = DocumentRow & { owner_id: string; key_id: string | null };
+
+export class BatchQueueWorker {
+  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private services: Services | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly active = new Map<string, Promise<void>>();
+  /** Documents claimed (leased to this instance) and not started yet. */
+  private buffer: Claimed[] = [];
+  /** Principals by key for a second: one lookup per key and second instead of one per document. */
+  private readonly principals = new Map<string, { at: number; principal: Promise<Principal | null> }>();
+  /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
+  private readonly metering = new Set<Promise<void>>();
+  private readonly controller = new AbortController();
+  private filling: Promise<void> | null = null;
+  private again = false;
+  private closed = true;
+
+  constructor(
+    private readonly settings: RunSettings,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts polling for pending and abandoned documents; unfinished jobs of a previous process resume here. */
+  start(services: Services): void {
+    this.services = services;
+    this.closed = false;
+    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
+    this.timer.unref();
+    this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
+    this.heartbeat.unref();
+    this.kick();
+  }
+
+  /** Looks for work now (a job was just queued). */
+  kick(): void {
+    if (this.closed) return;
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
+    this.filling = this.fill()
+      .catch((err) => this.log.warn('batch queue claim failed', { error: err instanceof Error ? err.message : String(err) }))
+      .finally(() => {
+        this.filling = null;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Documents compressing in this process now. */
+  get running(): number {
+    return this.active.size;
+  }
+
+  /**
+   * Stops claiming, cancels the documents in flight and hands their leases back (expired now) so the
+   * next process resumes them at once. Call before the pool and the database close.
+   */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.filling;
+    this.controller.abort();
+    await Promise.allSettled([...this.active.values()]);
+    await Promise.allSettled([...this.metering]);
+    this.buffer = []; // their leases are handed back below with the others
+    await this.services?.db
+      .query(`update batch_job_documents set lease_expires_at = now() where lease_owner = $1 and status = 'running'`, [this.instanceId])
+      .catch(() => undefined);
+  }
+
+  private async beat(): Promise<void> {
+    if ((!this.active.size && !this.buffer.length) || this.closed) return;
+    await this.services!.db.query(
+      `update batch_job_documents set lease_expires_at = now() + ($2::int * interval '1 millisecond') where lease_owner = $1 and status = 'running'`,
+      [this.instanceId, this.settings.leaseMs],
+    ).catch((err) => this.log.warn('batch queue heartbeat failed', { error: err instanceof Error ? err.message : String(err) }));
+  }
+
+  private async fill(): Promise<void> {
+    while (!this.closed && this.active.size < this.settings.concurrency) {
+      // Claimed a few slots ahead (their leases renewed by the heartbeat): one claim per several documents.
+      if (!this.buffer.length) this.buffer = await this.claim(this.settings.concurrency * 2);
+      const doc = this.buffer.shift();
+      if (!doc) return;
+      const key = `${doc.job_id}:${doc.ordinal}`;
+      const done = this.process(doc)
+        .catch((err) => this.log.error('batch document processing failed', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) }))
+        .finally(() => {
+          this.active.delete(key);
+          this.kick();
+        });
+      this.active.set(key, done);
+    }
+  }
+
+  /** One statement: the documents taken, their jobs marked running, each document with its job's owner and key. */
+  private async claim(limit: number): Promise<Claimed[]> {
+    return this.services!.db.query<Claimed>(
+      `with c as (
+         update batch_job_documents d set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = d.attempts + 1
+          where (d.job_id, d.ordinal) in (
+                  select job_id, ordinal from batch_job_documents
+                   where status = 'pending' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
+                   order by created_at, job_id, ordinal limit $3 for update skip locked)
+          returning d.job_id, d.ordinal, d.doc_id, d.text, d.fidelity, d.query, d.model, d.status, d.attempts
+       ), started as (
+         update batch_jobs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+          where id in (select job_id from c) and status = 'queued'
+       )
+       select c.*, j.owner_id, j.key_id from c join batch_jobs j on j.id = c.job_id order by c.job_id, c.ordinal`,
+      [this.instanceId, this.settings.leaseMs, limit],
+    );
+  }
+
+  private async process(doc: Claimed): Promise<void> {
+    if (doc.attempts > this.settings.maxAttempts) {
+      await this.store(doc, null, `interrupted: the document was claimed ${doc.attempts} times (BATCH_QUEUE_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`);
+      return;
+    }
+    const principal = await this.principalOf(doc);
+    if (!principal) {
+      await this.store(doc, null, 'the API key that queued the job is no longer active');
+      return;
+    }
+    // Each document is a call of its own (method batch, one usage event), as in /v1/batch-compress.
+    const call = new Call({ services: this.services!, principal, surface: 'batch', toolName: 'batch_compress_queue', signal: this.controller.signal });
+    let failure: unknown;
+    try {
+      const r = await compressText(call, { text: doc.text, fidelity: doc.fidelity, query: doc.query, model: doc.model });
+      const stored = await this.store(doc, r, null);
+      if (!stored) return;
+    } catch (err) {
+      if (this.controller.signal.aborted) return; // shutdown: the lease is handed back, the next process redoes it
+      failure = err;
+      const known = asDomainError(err);
+      if (!known || known.kind === 'unavailable' || known.kind === 'timeout') {
+        // Ours, not the document's (pool or database): leave it to be claimed again once the lease lapses.
+        this.log.warn('batch document will be retried', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) });
+        await call.finishWith(err).catch(() => undefined);
+        return;
+      }
+      await this.store(doc, null, known.detail);
+    }
+    // The usage event follows the stored result (a document is counted once it is acknowledged). The
+    // usage writer commits events in groups, so the slot goes to the next document meanwhile, except
+    // for a key with a quota: its next document must see this one counted.
+    const metered: Promise<void> = call
+      .finishWith(failure)
+      .catch((err) => this.log.warn('batch usage event failed', { error: String(err) }))
+      .finally(() => this.metering.delete(metered));
+    this.metering.add(metered);
+    if (principal.monthlyQuota != null) await metered;
+  }
+
+  /** Writes the document's result and the job's counters in one statement (atomic); false when the lease was lost. */
+  private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null): Promise<boolean> {
+    const rows = await this.services!.db.query(
+      `with d as (
+         update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
+          where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
+       )
+       update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
+              status = case when succeeded + failed + 1 >= total then 'completed' else status end,
+              finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
+        where id = (select job_id from d) returning id`,
+      [
+        doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000)),
+        result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0,
+      ],
+    );
+    return rows.length > 0;
+  }
+
+  /** The job's caller as of at most a second ago: the key must still be active (a revoked key stops its job). */
+  private principalOf(doc: Claimed): Promise<Principal | null> {
+    const cacheKey = `${doc.owner_id}:${doc.key_id ?? ''}`;
+    const hit = this.principals.get(cacheKey);
+    if (hit && Date.now() - hit.at < 1000) return hit.principal;
+    if (this.principals.size > 1000) this.principals.clear();
+    const principal = this.lookupPrincipal(doc);
+    this.principals.set(cacheKey, { at: Date.now(), principal });
+    principal.catch(() => this.principals.delete(cacheKey));
+    return principal;
+  }
+
+  private async lookupPrincipal(doc: Claimed): Promise<Principal | null> {
+    if (!doc.key_id) {
+      // Queued from an identity-provider session: the user as of now.
+      const [user] = await this.services!.db.query<{ plan: string; is_admin: boolean }>('select plan, is_admin from users where id = $1', [doc.owner_id]);
+      if (!user || !isPlan(user.plan)) return null;
+      return { userId: doc.owner_id, plan: user.plan, isAdmin: user.is_admin, keyId: null, environment: null, projectId: null, via: 'jwt', monthlyQuota: null };
+    }
+    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; environment: string; monthly_quota: number | null; project_id: string | null }>(
+      `select u.plan, u.is_admin, k.environment, k.monthly_quota, k.project_id from api_keys k join users u on u.id = k.user_id
+        where k.key_id = $1 and u.id = $2 and k.status = 'active' and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
+      [doc.key_id, doc.owner_id],
+    );
+    if (!row || !isPlan(row.plan)) return null;
+    return { userId: doc.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: doc.key_id, environment: row.environment, projectId: row.project_id, via: 'api_key', monthlyQuota: row.monthly_quota };
+  }
+}

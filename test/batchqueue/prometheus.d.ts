@@ -1,0 +1,14 @@
+// The parser the export test checks the Prometheus text format with ships no types.
+declare module 'parse-prometheus-text-format' {
+  interface Sample {
+    value: string;
+    labels?: Record<string, string>;
+  }
+  interface Family {
+    name: string;
+    help: string;
+    type: string;
+    metrics: Sample[];
+  }
+  export default function parsePrometheusTextFormat(text: string): Family[];
+}
