@@ -1,5 +1,6 @@
 import { setPriority } from 'node:os';
 import { threadId, workerData } from 'node:worker_threads';
+import { cacheTasks } from './cache/tasks.js';
 import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
@@ -34,6 +35,7 @@ export const tasks = {
   ...kbTasks,
   ...memoryTasks,
   ...planTasks,
+  ...cacheTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

@@ -20,10 +20,12 @@ import { memoryTools } from './memory.js';
 import { afmTools } from './afm.js';
 import { handoffTools } from './handoff.js';
 import { compiledKnowledgeTools } from './compiledKnowledge.js';
+import { cacheAdvisoryTools } from './cacheAdvisory.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
   ...documentTools, ...compressionTools, ...toonTools, ...sessionTools, ...benchmarkTools, ...projectTools,
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools, ...federationTools,
-  ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools];
+  ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools,
+  ...cacheAdvisoryTools];
