@@ -55,5 +55,26 @@ export default {
       args: { min_requests: 1, max_hit_rate: 1 },
       fields: { prefixes_seen: t.integer, collisions: t.array, thresholds: t.object },
     },
+    {
+      tool: 'get_provider_profile',
+      spec: 'general: get_provider_profile',
+      args: { model: 'gpt-4o' },
+      fields: { kind: t.enum('model'), provider: t.enum('openai'), context_window: t.integer, pricing: t.object, caching: t.object, tokenizer: t.object },
+    },
+    {
+      tool: 'advise_context',
+      spec: 'advisory: advise_context',
+      args: { context_window: 1000, messages: [{ role: 'system', tokens: 50 }, { role: 'tool', tokens: 600 }, { role: 'user', tokens: 20 }, { role: 'assistant', tokens: 20 }] },
+      fields: { level: t.enum('ok', 'notice', 'warning', 'critical'), usage_percent: t.number, actions: t.array, projected_percent: t.number, recommendations: t.array },
+      check: (d) => {
+        if (d.actions[0]?.action !== 'drop') throw new Error('expected the old tool output to be dropped');
+      },
+    },
+    {
+      tool: 'check_resource_health',
+      spec: 'advisory: check_resource_health',
+      args: {},
+      fields: { status: t.enum('healthy', 'degraded', 'unhealthy'), serving: t.boolean, components: t.object, recommendations: t.array, checked_at: t.timestamp },
+    },
   ],
 } satisfies ContractFile;
