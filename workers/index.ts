@@ -5,6 +5,7 @@ import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { embedTasks } from './embed/tasks.js';
+import { evidenceTasks } from './evidence/tasks.js';
 import { kbTasks } from './kb/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
 import { planTasks } from './plans/tasks.js';
@@ -36,6 +37,7 @@ export const tasks = {
   ...memoryTasks,
   ...planTasks,
   ...cacheTasks,
+  ...evidenceTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

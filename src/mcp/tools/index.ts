@@ -22,6 +22,7 @@ import { handoffTools } from './handoff.js';
 import { compiledKnowledgeTools } from './compiledKnowledge.js';
 import { cacheAdvisoryTools } from './cacheAdvisory.js';
 import { providerAdviceTools } from './providerAdvice.js';
+import { compressionInsightTools } from './compressionInsight.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -29,4 +30,4 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools, ...federationTools,
   ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools,
-  ...cacheAdvisoryTools, ...providerAdviceTools];
+  ...cacheAdvisoryTools, ...providerAdviceTools, ...compressionInsightTools];

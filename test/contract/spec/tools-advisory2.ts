@@ -5,6 +5,7 @@
 // The catalogue names no result fields for these; the fields below are this service's (docs/prompt-cache-advisory.md).
 import { t, type ContractFile } from '../contract.js';
 
+const ORIGINAL = 'The API allows 50 requests per minute per key. Never share your API key with anyone. Keys expire after 90 days.';
 const STABLE = Array.from({ length: 120 }, (_, i) => `Rule ${i + 1}: answer in plain English and cite the policy section.`).join('\n');
 
 export default {
@@ -75,6 +76,21 @@ export default {
       spec: 'advisory: check_resource_health',
       args: {},
       fields: { status: t.enum('healthy', 'degraded', 'unhealthy'), serving: t.boolean, components: t.object, recommendations: t.array, checked_at: t.timestamp },
+    },
+    {
+      tool: 'calculate_reward',
+      spec: 'analytics: calculate_reward',
+      args: { original_text: ORIGINAL, compressed_text: 'The API allows 50 requests per minute per key. Keys expire after 90 days.' },
+      fields: { reward: t.number, savings: t.number, fidelity: t.number, original_tokens: t.integer, compressed_tokens: t.integer, formula: t.string },
+    },
+    {
+      tool: 'get_evidence_stats',
+      spec: 'general: get_evidence_stats',
+      args: { original_text: ORIGINAL, compressed_text: 'The API allows 50 requests per minute per key. Support works on weekends.' },
+      fields: { claims_total: t.integer, supported_share: t.number, unsupported: t.integer, claims: t.array, quality_score: t.number },
+      check: (d) => {
+        if (d.unsupported !== 1) throw new Error('expected one unsupported claim');
+      },
     },
   ],
 } satisfies ContractFile;
