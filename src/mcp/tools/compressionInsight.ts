@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { evidenceStats } from '../../domain/quality/evidence.js';
+import { explainCompressionDecision } from '../../domain/quality/explain.js';
 import { calculateReward } from '../../domain/quality/reward.js';
 import { defineTool } from '../tool.js';
 
@@ -37,6 +39,28 @@ export const compressionInsightTools = [
     input: z.object({ ...pair, max_segments: z.number().int().min(0).max(500).default(100) }).strict(),
     async handler(args, ctx) {
       return { result: await evidenceStats(ctx.call, args) };
+    },
+  }),
+  defineTool({
+    name: 'explain_compression_decision',
+    readOnly: true,
+    category: 'general',
+    plan: 'pro',
+    advisory: true,
+    description:
+      "Why each section of a text is kept or elided at a fidelity: the text engine's own per-unit scores (centrality, structural prior, information density, final priority with the query when given), each unit's rank and the cutoff, section by section.",
+    input: z
+      .object({
+        text: z.string().min(1).max(2_000_000),
+        fidelity: z.enum(FIDELITIES).default('balanced'),
+        query: z.string().trim().min(1).max(10_000).optional(),
+        model: z.string().trim().min(1).max(100).optional(),
+        max_units_per_section: z.number().int().min(0).max(200).default(10),
+        include_compressed_text: z.boolean().default(false),
+      })
+      .strict(),
+    async handler(args, ctx) {
+      return { result: await explainCompressionDecision(ctx.call, args) };
     },
   }),
 ];

@@ -92,5 +92,14 @@ export default {
         if (d.unsupported !== 1) throw new Error('expected one unsupported claim');
       },
     },
+    {
+      tool: 'explain_compression_decision',
+      spec: 'general: explain_compression_decision',
+      args: { text: `# Intro\n${STABLE}`, fidelity: 'abstract' },
+      fields: { sections: t.array, units_total: t.integer, units_kept: t.integer, cutoff_priority: t.nullable(t.number), score_weights: t.object },
+      check: (d) => {
+        if (!d.sections.length || d.sections[0].units.some((u: { scores?: unknown }) => !u.scores)) throw new Error('expected sections with scored units');
+      },
+    },
   ],
 } satisfies ContractFile;
