@@ -36,22 +36,21 @@ function firstDiffChar(a: string, b: string): number {
   return i;
 }
 
-/** Tokens of the next pieces until `want` tokens are collected (null entries: pieces too long). */
-function takeTokens(first: Piece | undefined, rest: Iterator<Piece>, want: number, t: TokenizerName): { toks: Tok[]; approximate: boolean } {
-  const toks: Tok[] = [];
-  let approximate = false;
-  let piece = first;
-  while (piece && toks.length < want) {
+/** Marks a piece too long to encode (id -1, at the piece's start): the stream stops there. */
+const TOO_LONG = -1;
+
+/** Tokens of `first` and the pieces after it, one at a time. */
+function* stream(first: Piece | undefined, rest: Iterator<Piece>, t: TokenizerName): Generator<Tok> {
+  for (let piece = first; piece; ) {
     const enc = encodePiece(piece, t);
     if (!enc) {
-      approximate = true;
-      break;
+      yield { id: TOO_LONG, text: '', char: piece.start };
+      return;
     }
-    toks.push(...enc);
-    const next = rest.next();
-    piece = next.done ? undefined : next.value;
+    yield* enc;
+    const r = rest.next();
+    piece = r.done ? undefined : r.value;
   }
-  return { toks: toks.slice(0, want), approximate };
 }
 
 export function diffPrompts({ a, b, tokenizer: t, context }: PromptDiffInput): PromptDiff {
@@ -69,18 +68,41 @@ export function diffPrompts({ a, b, tokenizer: t, context }: PromptDiffInput): P
     pb = ib.next();
   }
   const identical = pa.done === true && pb.done === true;
-  // The unequal pieces themselves may start with equal tokens ("hello1" vs "hello2").
-  const headA = pa.done ? { toks: [], approximate: false } : takeTokens(pa.value, { next: () => ({ done: true, value: undefined }) }, Number.MAX_SAFE_INTEGER, t);
-  const headB = pb.done ? { toks: [], approximate: false } : takeTokens(pb.value, { next: () => ({ done: true, value: undefined }) }, Number.MAX_SAFE_INTEGER, t);
-  let same = 0;
-  while (same < headA.toks.length && same < headB.toks.length && headA.toks[same]!.id === headB.toks[same]!.id) same++;
+  // From the first unequal pieces on, the token streams are compared token by token: a piece may
+  // split differently in the two prompts ("日本ABCthe" is one piece, "日本ABC" two) yet start with the
+  // same tokens. The streams part within a token or two of the first differing character.
+  const sa = stream(pa.done ? undefined : pa.value, ia, t);
+  const sb = stream(pb.done ? undefined : pb.value, ib, t);
   const before: Tok[] = [];
   for (const p of recent) before.push(...(encodePiece(p, t) ?? []));
-  before.push(...headA.toks.slice(0, same));
-  const tailA = [...headA.toks.slice(same), ...(headA.toks.length && !headA.approximate ? takeTokens(next(ia), ia, context, t).toks : [])].slice(0, context);
-  const tailB = [...headB.toks.slice(same), ...(headB.toks.length && !headB.approximate ? takeTokens(next(ib), ib, context, t).toks : [])].slice(0, context);
+  let same = 0;
+  let approximate = false;
+  let x = sa.next();
+  let y = sb.next();
+  while (!x.done && !y.done && x.value.id !== TOO_LONG && x.value.id === y.value.id) {
+    before.push(x.value);
+    if (before.length > context) before.shift();
+    same++;
+    x = sa.next();
+    y = sb.next();
+  }
+  // Where the streams part: the next token's start in either prompt (the same offset), or the end of
+  // the prompt whose tokens ran out (the other one goes on from there).
+  const diffChar = !x.done ? x.value.char : !y.done ? y.value.char : a.length;
+  const tail = (first: IteratorResult<Tok>, rest: Iterator<Tok>): Tok[] => {
+    const out: Tok[] = [];
+    for (let r = first; !r.done && out.length < context; r = rest.next()) {
+      if (r.value.id === TOO_LONG) {
+        approximate = true;
+        break;
+      }
+      out.push(r.value);
+    }
+    return out;
+  };
+  const tailA = tail(x, sa);
+  const tailB = tail(y, sb);
   const firstDiff = shared + same;
-  const diffChar = tailA[0]?.char ?? tailB[0]?.char ?? (pa.done ? (pb.done ? a.length : pb.value.start) : pa.value.start);
   // Totals by counting alone (cheap); the iterators above were partly consumed for context.
   const tokensA = identical ? shared : countTokens(a, t);
   const tokensB = identical ? shared : countTokens(b, t);
@@ -94,12 +116,6 @@ export function diffPrompts({ a, b, tokenizer: t, context }: PromptDiffInput): P
     before: before.slice(-context),
     after_a: tailA,
     after_b: tailB,
-    approximate: headA.approximate || headB.approximate,
+    approximate,
   };
 }
-
-function next(it: Iterator<Piece>): Piece | undefined {
-  const r = it.next();
-  return r.done ? undefined : r.value;
-}
-
