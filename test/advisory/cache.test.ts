@@ -243,6 +243,11 @@ describe(`prompt-cache advisory tools (${DB_KIND})`, () => {
     await fails(pro, 'capture_cache_telemetry', { model: 'gpt-4o', prefix_hash: 'abcdefgh', input_tokens: 10, cached_tokens: 20 }, 'validation_error');
     await fails(pro, 'capture_cache_telemetry', { model: 'gpt-4o', prefix_hash: 'bad hash!', input_tokens: 10 }, 'validation_error');
     await fails(pro, 'capture_cache_telemetry', { model: 'mystery-model', prefix_hash: 'abcdefgh', input_tokens: 10 }, 'validation_error');
+    await fails(pro, 'capture_cache_telemetry', { model: 'gpt-4o', prefix_hash: 'abcdefgh', input_tokens: 10, occurred_at: '2999-01-01T00:00:00Z' }, 'validation_error');
+    // An older call is kept with its own time and falls out of a shorter window.
+    await ok(pro2, 'capture_cache_telemetry', { model: 'gpt-4o', prefix_hash: 'old-prefix', input_tokens: 900, occurred_at: new Date(Date.now() - 10 * 86_400_000).toISOString() });
+    expect((await ok(pro2, 'list_prefix_collisions', { min_requests: 1, days: 7 })).prefixes_seen).toBe(1);
+    expect((await ok(pro2, 'list_prefix_collisions', { min_requests: 1, days: 30 })).prefixes_seen).toBe(2);
     await fails(pro, 'list_prefix_collisions', { days: 0 }, 'validation_error');
     await fails(free, 'capture_cache_telemetry', { model: 'gpt-4o', prefix_hash: 'abcdefgh', input_tokens: 10 }, 'plan_required');
     await fails(free, 'list_prefix_collisions', {}, 'plan_required');

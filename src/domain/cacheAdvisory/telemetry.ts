@@ -28,6 +28,10 @@ export async function captureTelemetry(call: Call, userId: string, input: Captur
   if (input.cached_tokens > input.input_tokens) {
     throw invalidInput('cached_tokens cannot exceed input_tokens', [{ loc: ['cached_tokens'], msg: 'must be at most input_tokens', type: 'value_error.number.too_large' }]);
   }
+  // A call reported from the future would stay "recent" in every window; allow some clock skew.
+  if (input.occurred_at !== undefined && Date.parse(input.occurred_at) > Date.now() + 5 * 60_000) {
+    throw invalidInput('occurred_at lies in the future', [{ loc: ['occurred_at'], msg: 'must not be more than 5 minutes ahead of server time', type: 'value_error.datetime.future' }]);
+  }
   let prefixHash = input.prefix_hash ?? null;
   let continuationHash = input.continuation_hash ?? null;
   let prefixTokens = input.prefix_tokens ?? null;
@@ -96,7 +100,7 @@ interface GroupRow {
  * inside the hashed prefix region of the provider's view.
  */
 export async function listPrefixCollisions(call: Call, userId: string, input: CollisionInput) {
-  const params: unknown[] = [userId, input.days];
+  const params: unknown[] = [userId, input.days, input.min_requests];
   let filter = '';
   if (input.provider) filter += ` and provider = $${params.push(input.provider)}`;
   if (input.model) filter += ` and model = $${params.push(input.model)}`;
@@ -109,7 +113,7 @@ export async function listPrefixCollisions(call: Call, userId: string, input: Co
        from cache_telemetry
       where user_id = $1 and occurred_at >= now() - make_interval(days => $2::int)${filter}
       group by prefix_hash, provider, model
-     having count(*) >= ${Number(input.min_requests)}
+     having count(*) >= $3
       order by count(*) desc, prefix_hash
       limit 1000`,
     params,
