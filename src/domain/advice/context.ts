@@ -1,5 +1,5 @@
 import { contextWindowFor, estimateCompressed, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
-import { CONTEXT_THRESHOLDS, contextLevel } from '../../mcp/tools/budget.js';
+import { CONTEXT_THRESHOLDS, contextLevel } from './thresholds.js';
 import type { Call } from '../call.js';
 import { countTokensMany } from '../compression/tokens.js';
 import { invalidInput } from '../errors.js';
