@@ -20,9 +20,7 @@ import { memoryTools } from './memory.js';
 import { afmTools } from './afm.js';
 import { handoffTools } from './handoff.js';
 import { compiledKnowledgeTools } from './compiledKnowledge.js';
-import { cacheAdvisoryTools } from './cacheAdvisory.js';
-import { providerAdviceTools } from './providerAdvice.js';
-import { compressionInsightTools } from './compressionInsight.js';
+import { advisory2Tools } from './advisory2.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -30,4 +28,4 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...knowledgeTools, ...codeIntelTools,
   ...workflowTools, ...planTools, ...federationTools,
   ...memoryTools, ...afmTools, ...handoffTools, ...compiledKnowledgeTools,
-  ...cacheAdvisoryTools, ...providerAdviceTools, ...compressionInsightTools];
+  ...advisory2Tools];
