@@ -1,11 +1,13 @@
 import { setPriority } from 'node:os';
 import { threadId, workerData } from 'node:worker_threads';
 import { aceTasks } from './ace/tasks.js';
+import { cacheTasks } from './cache/tasks.js';
 import { codeTasks } from './code/tasks.js';
 import { codeIntelTasks } from './codeIntel/tasks.js';
 import { detectTasks } from './detect/tasks.js';
 import { docsTasks } from './docs/tasks.js';
 import { embedTasks } from './embed/tasks.js';
+import { evidenceTasks } from './evidence/tasks.js';
 import { kbTasks } from './kb/tasks.js';
 import { ingestTasks } from './ingest/tasks.js';
 import { memoryTasks } from './memory/tasks.js';
@@ -46,6 +48,8 @@ export const tasks = {
   ...webTasks,
   ...docsTasks,
   ...promptTasks,
+  ...cacheTasks,
+  ...evidenceTasks,
   /** A round trip through a worker (warm-up, readiness); holdMs keeps the worker's slot that long (saturation and deadline tests). */
   ping: async (input?: { holdMs?: number }) => {
     if (input?.holdMs) await new Promise((r) => setTimeout(r, input.holdMs));

@@ -1,23 +1,5 @@
 import { defineRoute } from '../http/route.js';
-import type { Services } from '../services.js';
-import { pingPool } from '../domain/compute.js';
-
-async function checkReadiness(services: Services) {
-  const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, r) => setTimeout(() => r(new Error('timeout')), 2000).unref())]);
-  const [database, pool, redis] = await Promise.allSettled([
-    timeout(services.db.query('select 1 as ok')),
-    pingPool(services, 2000),
-    services.config.redisUrl ? timeout(services.cache.ping()) : Promise.resolve(),
-  ]);
-  const state = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'ok' : 'unavailable');
-  return {
-    required: { database: state(database), pool: state(pool) },
-    // Redis carries the shared cache, rate limits and revocation fan-out; without it each instance
-    // degrades (cache misses, local limits, the 5-second auth-cache bound) and can still serve, so it
-    // is reported but does not take the instance out of the load balancer (docs/reliability.md).
-    optional: services.config.redisUrl ? { redis: state(redis) } : {},
-  };
-}
+import { checkReadiness } from '../domain/health/readiness.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
 

@@ -11,7 +11,7 @@ import type { Unit } from './units.js';
 import { terms, Vocabulary } from './terms.js';
 import { similarityGraph } from './graph.js';
 import type { SimilarityGraph } from './graph.js';
-import { plainScores } from './score.js';
+import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { markerFor, renderSkeleton } from './render.js';
@@ -32,6 +32,26 @@ export interface CompressTextInput {
 /** Optional semantic relevance hook for query-guided mode; fused by RRF when present. */
 export interface CompressTextOptions {
   embed?: (texts: string[]) => Promise<Float32Array[]>;
+  /** Told the engine's per-unit scores and choice (explain_compression_decision); absent for raw or empty input. */
+  onTrace?: (trace: CompressTrace) => void;
+}
+
+/** What the engine decided and why: every unit with its scores and whether it was kept. */
+export interface CompressTrace {
+  blocks: Block[];
+  units: Unit[];
+  tokens: Int32Array;
+  section: Int32Array;
+  deps: number[][];
+  plain: Float64Array;
+  parts: ScoreParts;
+  /** Final priority the selection ranked by (plain, length-adjusted; or fused with the query). */
+  priority: Float64Array;
+  kept: Uint8Array;
+  budget: number;
+  original: number;
+  /** Everything kept: the input fits the budget, or the skeleton came out no shorter than the input. */
+  all_kept: 'fits_budget' | 'not_shorter' | null;
 }
 export interface CompressTextResult extends TokenStats {
   compressed_text: string;
@@ -84,6 +104,7 @@ interface Analysis {
   plain: Float64Array;
   deps: number[][];
   section: Int32Array;
+  parts: ScoreParts;
 }
 
 function analyse(text: string, tokenizer: TokenizerName): Analysis {
@@ -95,7 +116,8 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
   const unitTerms: number[][] = new Array(n);
   for (let i = 0; i < n; i++) unitTerms[i] = vocab.encode(terms(text.slice(units[i]!.start, units[i]!.end)));
   const graph = similarityGraph(unitTerms, vocab.size);
-  const plain = plainScores(text, blocks, units, graph);
+  const parts: ScoreParts = { centrality: new Float64Array(n), prior: new Float64Array(n), density: new Float64Array(n) };
+  const plain = plainScores(text, blocks, units, graph, parts);
   const headingUnit = new Map<number, number>();
   units.forEach((u, i) => u.kind === 'heading' && headingUnit.set(u.block, i));
   const hasHeadings = headingUnit.size > 0;
@@ -110,7 +132,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { total, blocks, units, tokens, unitTerms, vocab, graph, plain, deps, section };
+  return { total, blocks, units, tokens, unitTerms, vocab, graph, plain, deps, section, parts };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -161,7 +183,12 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   const cost = a.tokens; // attributed pieces already carry the trailing punctuation/newlines
   let total = 0;
   for (let i = 0; i < n; i++) total += cost[i]!;
-  if (total <= budget || n === 0) return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+  const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
+    options.onTrace?.({ blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
+  if (total <= budget || n === 0) {
+    trace(a.plain, new Uint8Array(n).fill(1), 'fits_budget');
+    return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+  }
 
   let priority = a.plain;
   if (query) {
@@ -259,7 +286,11 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   let unitsKept = 0;
   for (let i = 0; i < n; i++) unitsKept += kept[i]!;
   // Never longer than the input: fall back to the original itself.
-  if (outTokens >= original) return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+  if (outTokens >= original) {
+    trace(priority, new Uint8Array(n).fill(1), 'not_shorter');
+    return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+  }
+  trace(priority, kept, null);
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
 }
 

@@ -51,7 +51,14 @@ function prior(u: Unit, blocks: Block[], sectionLead: boolean, position: number)
   }
 }
 
-export function plainScores(text: string, blocks: Block[], units: Unit[], graph: SimilarityGraph): Float64Array {
+/** The three weighted components of a unit's plain score (explain_compression_decision shows them). */
+export interface ScoreParts {
+  centrality: Float64Array;
+  prior: Float64Array;
+  density: Float64Array;
+}
+
+export function plainScores(text: string, blocks: Block[], units: Unit[], graph: SimilarityGraph, parts?: ScoreParts): Float64Array {
   const n = units.length;
   const pr = pagerank(graph);
   let maxPr = 0;
@@ -70,7 +77,13 @@ export function plainScores(text: string, blocks: Block[], units: Unit[], graph:
     }
     const c = maxPr > 0 ? pr[i]! / maxPr : 0;
     const d = u.kind === 'heading' || u.kind === 'html' ? 0 : density(text.slice(u.start, u.end));
-    scores[i] = WEIGHTS.centrality * c + WEIGHTS.prior * prior(u, blocks, sectionLead, n > 1 ? i / (n - 1) : 0) + WEIGHTS.density * d;
+    const p = prior(u, blocks, sectionLead, n > 1 ? i / (n - 1) : 0);
+    scores[i] = WEIGHTS.centrality * c + WEIGHTS.prior * p + WEIGHTS.density * d;
+    if (parts) {
+      parts.centrality[i] = c;
+      parts.prior[i] = p;
+      parts.density[i] = d;
+    }
   }
   return scores;
 }

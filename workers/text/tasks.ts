@@ -1,4 +1,5 @@
 import { getEmbedder } from '../embed/index.js';
+import { explainCompression, type ExplainInput } from './explain.js';
 import { compressText, recommendFidelity } from './index.js';
 import type { CompressTextInput, CompressTextOptions, RecommendInput } from './index.js';
 
@@ -11,4 +12,5 @@ const QUERY_OPTIONS: CompressTextOptions =
 export const textTasks = {
   compress: (input: CompressTextInput) => compressText(input, input.query ? QUERY_OPTIONS : {}),
   recommend: (input: RecommendInput) => recommendFidelity(input),
+  explainCompression: (input: ExplainInput) => explainCompression(input, input.query ? QUERY_OPTIONS : {}),
 };

@@ -1,8 +1,8 @@
-import { statfs } from 'node:fs/promises';
 import { freemem, totalmem } from 'node:os';
 import { z } from 'zod';
 import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
 import { invalidInput } from '../../domain/errors.js';
+import { dataDisk } from '../../domain/health/readiness.js';
 import { defineTool } from '../tool.js';
 import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
 import { tokensOf } from './tokens.js';
@@ -150,14 +150,14 @@ export const advisoryTools = [
     description: 'Models loaded, memory, cache hit ratio, stale documents, disk space, and recommendations.',
     input: z.object({}).strict(),
     async handler(_args, { services, principal }) {
-      const disk = await statfs(services.config.databaseUrl ? process.cwd() : services.config.dataDir === 'memory://' ? process.cwd() : services.config.dataDir).catch(() => null);
+      const disk = await dataDisk(services);
       const mem = process.memoryUsage();
       const hitRate = services.metrics.cacheHitRate();
       const stale = await services.db
         .query<{ n: number }>(`select count(*)::int as n from documents where user_id = $1 and updated_at < now() - interval '7 days'`, [principal.userId])
         .then((r) => r[0]!.n)
         .catch(() => 0);
-      const freeDisk = disk ? disk.bavail * disk.bsize : null;
+      const freeDisk = disk ? disk.free_bytes : null;
       const recommendations: string[] = [];
       if (freeDisk !== null && freeDisk < 1024 ** 3) recommendations.push('Less than 1 GiB of disk left for the data folder.');
       if (freemem() / totalmem() < 0.1) recommendations.push('System memory is nearly exhausted; lower POOL_THREADS.');
@@ -171,7 +171,7 @@ export const advisoryTools = [
           memory: { rss_bytes: mem.rss, heap_used_bytes: mem.heapUsed, system_free_bytes: freemem(), system_total_bytes: totalmem() },
           cache_hit_ratio: hitRate,
           stale_documents: stale,
-          disk: disk ? { free_bytes: freeDisk, total_bytes: disk.blocks * disk.bsize } : null,
+          disk,
           database: services.db.kind,
           recommendations: recommendations.length ? recommendations : ['Environment healthy.'],
         },

@@ -28,6 +28,7 @@ import { ingestTools } from './ingest.js';
 import { aceTools } from './ace.js';
 import { promptTools } from './prompts.js';
 import { batchQueueTools } from './batchQueue.js';
+import { advisory2Tools } from './advisory2.js';
 
 /** Every MCP tool that works today; docs/tools.md shows the rest of the spec's catalogue. */
 export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, ...analyticsTools, ...textTools, ...qualityTools, ...keyTools,
@@ -43,4 +44,5 @@ export const TOOLS: ToolDefinition<any>[] = [...generalTools, ...advisoryTools, 
   ...aceTools,
   ...promptTools,
   ...batchQueueTools,
+  ...advisory2Tools,
 ];

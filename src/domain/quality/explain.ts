@@ -1,0 +1,10 @@
+import type { ExplainInput } from '../../../workers/text/explain.js';
+import type { Call } from '../call.js';
+
+/** explain_compression_decision: the text engine's scores and choice for one compression, from the pool. */
+export async function explainCompressionDecision(call: Call, input: ExplainInput & { include_compressed_text: boolean }) {
+  const { include_compressed_text, ...task } = input;
+  const r = await call.compute('explainCompression', task);
+  const { compressed_text, ...rest } = r;
+  return include_compressed_text ? { ...rest, compressed_text } : rest;
+}
