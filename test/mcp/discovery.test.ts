@@ -12,6 +12,8 @@ import { allTools } from '../../src/mcp/registry.js';
 import { renderToolsDoc } from '../../scripts/docs/tools.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';
+import { call } from '../helpers/mcp.js';
+import { connectAs } from '../helpers/users.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -48,6 +50,34 @@ describe(`discovery documents (${DB_KIND})`, () => {
     const roundTrip = AgentCard.fromJSON(AgentCard.toJSON(AgentCard.fromJSON(card)));
     expect(roundTrip.skills.length).toBe(card.skills.length);
     expect(roundTrip.supportedInterfaces[0]!.url).toBe(`${server.url}/mcp`);
+  });
+
+  it("lists every tool of the spec's catalogue for an Enterprise key, as an agent-card skill, each with its tool_help", async () => {
+    const client = await connectAs(server, 'enterprise');
+    try {
+      // The default list is the core toolset; 'all' lists the whole catalogue (src/mcp/toolsets.ts).
+      expect((await call(client, 'tool_help', { enable_toolsets: ['all'] })).isError).toBe(false);
+      const listed = new Map<string, { description?: string }>();
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : undefined);
+        for (const t of page.tools) listed.set(t.name, t);
+        cursor = page.nextCursor;
+      } while (cursor);
+      const spec = SPEC_CATALOGUE.map((t) => t.name);
+      expect(spec).toHaveLength(189);
+      expect(spec.filter((name) => !listed.has(name)), 'spec tools missing from tools/list').toEqual([]);
+      const card = await new DefaultAgentCardResolver().resolve(server.url);
+      const skills = new Set(card.skills.map((s) => s.id));
+      expect(spec.filter((name) => !skills.has(name)), 'spec tools missing from the agent card').toEqual([]);
+      for (const name of spec) {
+        const help = await call(client, 'tool_help', { tool_name: name });
+        expect(help.isError, `tool_help ${name}: ${JSON.stringify(help.data).slice(0, 200)}`).toBe(false);
+      }
+      expect(renderToolsDoc()).not.toMatch(/\| planned \|/);
+    } finally {
+      await client.close();
+    }
   });
 
   it('serves the legacy path with 0.x fields', async () => {

@@ -92,6 +92,29 @@ TOOL_CALLS.push(...['gc_skill_get', 'gc_skill_enable', 'gc_skill_disable'].map((
 Object.assign(EXPECTED, { 'POST /v1/community/posts/:post_id/moderate': [403], 'POST /v1/community/skills/:skill_id/publish': [403] });
 Object.assign(BODIES, { 'POST /v1/community/posts/:post_id/moderate': { decision: 'approve' } });
 
+// Issues 19-22: ACE playbooks, prompt templates, datasets and experiment runs, connector feeds, KB document versions.
+ID_ARGUMENTS.push('playbook_id', 'reflection_id', 'template_id', 'dataset_id', 'feed_id');
+TOOL_CALLS.push(
+  ...['ace_generate', 'ace_get_playbook', 'ace_grow_context', 'ace_refine_context', 'ace_execute_cycle', 'ace_reflect'].map((tool) => ({
+    tool,
+    args: () => ({ playbook_id: ids.playbook_id, ...(tool === 'ace_grow_context' ? { bullets: [{ content: 'stolen' }] } : {}), ...(['ace_generate', 'ace_execute_cycle'].includes(tool) ? { task: 'stolen' } : {}), ...(tool === 'ace_reflect' ? { task: 'stolen', answer: 'stolen' } : {}) }),
+    error: ['not_found'],
+  })),
+  { tool: 'ace_curate', args: () => ({ reflection_id: ids.reflection_id }), error: ['not_found'] },
+  ...['get_prompt_template', 'update_prompt_template', 'render_prompt_template', 'compare_prompt_versions', 'generate_rewrite_prompt', 'generate_synthetic_tests'].map((tool) => ({
+    tool,
+    args: () => ({ template_id: ids.template_id, ...(tool === 'update_prompt_template' ? { description: 'stolen' } : {}), ...(tool === 'compare_prompt_versions' ? { from_version: 1, to_version: 1 } : {}) }),
+    error: ['not_found'],
+  })),
+  { tool: 'deploy_prompt_version', args: () => ({ template_id: ids.template_id, version: 1, label: 'production' }), error: ['not_found'] },
+  { tool: 'run_experiment', args: () => ({ template_id: ids.template_id, dataset_id: ids.dataset_id }), error: ['not_found'] },
+  { tool: 'get_experiment_run', args: () => ({ run_id: ids.experiment_run_id }), error: ['not_found'] },
+  { tool: 'compare_experiment_runs', args: () => ({ run_a: ids.experiment_run_id, run_b: ids.experiment_run_id }), error: ['not_found'] },
+  ...['get_connector_feed', 'sync_connector_feed'].map((tool) => ({ tool, args: () => ({ feed_id: ids.feed_id }), error: ['not_found'], projectKey: true })),
+  { tool: 'refresh_document', args: () => ({ item_id: ids.item_id, content: 'stolen' }), error: ['not_found'], projectKey: true },
+  { tool: 'get_version_history', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
+);
+
 beforeAll(async () => {
   server = await startTestServer();
   const db = server.app.services.db;
@@ -130,6 +153,13 @@ beforeAll(async () => {
     ids.bundle_id = (await call(aMcp, 'create_handoff_bundle', { notes: 'the first user’s handoff' })).data.bundle_id;
     ids.skill_id = (await call(aMcp, 'gc_skill_author', { name: 'a-skill', tagline: 'the first user’s skill', category: 'other', body: '# A skill\n\nList the files with `ls`.' })).data.skill_id;
     ids.post_id = (await call(aMcp, 'gc_publish_post', { body: '# The first user’s post' })).data.id;
+    ids.playbook_id = (await call(aMcp, 'ace_grow_context', { bullets: [{ content: 'Check the pool size before a load test.' }] })).data.playbook.playbook_id;
+    ids.reflection_id = (await call(aMcp, 'ace_reflect', { playbook_id: ids.playbook_id, task: 'size the pool', answer: 'Two threads.' })).data.reflection_id;
+    ids.template_id = (await call(aMcp, 'create_prompt_template', { name: 'a-template', template: 'Summarise {{topic}}.' })).data.template_id;
+    ids.dataset_id = (await call(aMcp, 'create_dataset', { name: 'a-dataset', cases: [{ variables: { topic: 'pools' } }] })).data.dataset_id;
+    // A batch-queue job (GET /v1/batch-queue/:id).
+    ids.id = (await call(aMcp, 'batch_compress_queue', { documents: [{ text: sampleDocument() }] })).data.job_id;
+    ids.experiment_run_id = (await call(aMcp, 'run_experiment', { template_id: ids.template_id, dataset_id: ids.dataset_id })).data.run_id;
   } finally {
     await aMcp.close();
   }
@@ -139,6 +169,7 @@ beforeAll(async () => {
     ids.workflow_id = (await call(aProjectMcp, 'gc_workflow_create', { name: 'a-workflow', graph: { nodes: [{ id: 'c', type: 'compress', params: { text: 'The first user’s text.' } }] } })).data.workflow_id;
     ids.run_id = (await call(aProjectMcp, 'gc_run_from_workflow', { workflow_id: ids.workflow_id })).data.run_id;
     const plan = (await call(aProjectMcp, 'gc_kb_ingest', { name: 'a-plan', type: 'plan', content: '# Plan\n\n1. One.\n' })).data;
+    ids.feed_id = (await call(aProjectMcp, 'create_connector_feed', { type: 'rss', source: 'https://a-feed.example.com/feed.xml' })).data.feed_id;
     ids.a2a_task_id = (await call(aProjectMcp, 'gc_a2a_task_create', { assignee_peer_id: ids.peer_id, title: 'a-task' })).data.task_id;
     ids.proposal_id = (await call(aProjectMcp, 'gc_plan_propose', { item_id: plan.item_id, base_version_id: plan.version_id, title: 'a-proposal', content: '# Plan\n\n1. One.\n2. Two.\n' })).data.proposal_id;
   } finally {
