@@ -3,7 +3,7 @@
 // exercised end to end; the JSON paths are covered in parse.test.ts).
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { makeTenant } from '../kb/helpers.js';
@@ -31,20 +31,6 @@ afterAll(async () => {
   await Promise.allSettled([a, b, unbound, stranger, free].map((c) => c?.close()));
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 400)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>, error: string) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} ${JSON.stringify(args).slice(0, 80)}: ${JSON.stringify(r.data).slice(0, 200)}`).toBe(true);
-  expect(r.data.error, `${name} ${JSON.stringify(args).slice(0, 80)}`).toBe(error);
-  expect(typeof r.data.detail).toBe('string');
-  return r.data;
-}
 
 const TASK = 'Parse the ISO 8601 dates in the CSV export and sum the amounts per month.';
 const FEEDBACK = 'The answer parsed dates with the local time zone; always parse ISO dates as UTC before grouping by month.';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call } from '../helpers/mcp.js';
+import { ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 
@@ -18,20 +18,6 @@ afterAll(async () => {
   await Promise.allSettled([pro?.close(), pro2?.close(), free?.close()]);
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>, error: string) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} should fail: ${JSON.stringify(r.data).slice(0, 200)}`).toBe(true);
-  expect(r.data.error).toBe(error);
-  expect(typeof r.data.detail).toBe('string');
-  return r.data;
-}
 
 // A long stable instruction block (about 1,400 tokens), then per-request content.
 const STABLE = Array.from({ length: 120 }, (_, i) => `Rule ${i + 1}: answer in plain English and cite the policy section for invoices.`).join('\n');

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { encode } from 'gpt-tokenizer/encoding/o200k_base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTask } from '../../src/domain/compute.js';
-import { call } from '../helpers/mcp.js';
+import { ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 
@@ -18,20 +18,6 @@ afterAll(async () => {
   await Promise.allSettled([pro?.close(), free?.close()]);
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>, error: string) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} should fail: ${JSON.stringify(r.data).slice(0, 200)}`).toBe(true);
-  expect(r.data.error).toBe(error);
-  expect(typeof r.data.detail).toBe('string');
-  return r.data;
-}
 
 describe(`provider, context and resource advice (${DB_KIND})`, () => {
   it('get_provider_profile: model and provider profiles from the price, window and caching tables', async () => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/lib/root.js';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { newKey } from '../helpers/users.js';
 
@@ -31,18 +31,6 @@ afterAll(async () => {
   await Promise.allSettled([free, freeAgain, other, pro].map((c) => c?.close()));
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} should fail: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(true);
-  return r.data;
-}
 
 describe(`documentation lookup (${DB_KIND})`, () => {
   it('gc_lookup ranks chunks of the named framework, with official URLs at the pinned tag', async () => {

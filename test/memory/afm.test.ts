@@ -1,7 +1,7 @@
 import { cpus, loadavg } from 'node:os';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { call, connectMcp, ok } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';
 
@@ -20,12 +20,6 @@ afterAll(async () => {
   await Promise.allSettled([a?.close(), stranger?.close()]);
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(false);
-  return r.data;
-}
 
 const TOPICS = ['the billing export', 'the login page', 'the search index', 'the nightly backup', 'the CSV parser', 'the rate limiter', 'the mobile build', 'the audit log'];
 

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { call, connectMcp, ok } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';
 
@@ -17,12 +17,6 @@ afterAll(async () => {
   await stranger?.close();
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(false);
-  return r.data;
-}
 
 describe(`handoff bundles (${DB_KIND})`, () => {
   it('a second agent continues from a bundle the first one made (two SDK clients)', async () => {

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { makeTenant } from '../kb/helpers.js';
@@ -31,19 +31,6 @@ afterAll(async () => {
   await Promise.allSettled([a?.close(), stranger?.close(), unbound?.close(), free?.close()]);
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 400)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>, pattern: RegExp) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} should fail: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(true);
-  expect(`${r.data.error} ${r.data.detail} ${JSON.stringify(r.data.issues ?? '')}`).toMatch(pattern);
-  return r.data;
-}
 
 async function finished(client: Client, runId: string, timeoutMs = 40_000) {
   const until = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { makeTenant } from '../kb/helpers.js';
@@ -24,19 +24,6 @@ afterAll(async () => {
   await Promise.allSettled([a?.close(), stranger?.close(), sameUserOtherScope?.close(), free?.close()]);
   await server?.close();
 });
-
-async function ok(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name}: ${JSON.stringify(r.data).slice(0, 400)}`).toBe(false);
-  return r.data;
-}
-
-async function fails(client: Client, name: string, args: Record<string, unknown>, pattern: RegExp) {
-  const r = await call(client, name, args);
-  expect(r.isError, `${name} should fail: ${JSON.stringify(r.data).slice(0, 300)}`).toBe(true);
-  expect(`${r.data.error} ${r.data.detail}`).toMatch(pattern);
-  return r.data;
-}
 
 const SUMMARY = 'You are a careful assistant.\n\nSummarise the following text in at most {{words}} words for {{audience}}.\n\n{{document}}\n';
 

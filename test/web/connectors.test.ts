@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { claimFeed, finishFeed } from '../../src/domain/connectors/feeds.js';
 import { makeTenant, settle } from '../kb/helpers.js';
-import { call, connectMcp } from '../helpers/mcp.js';
+import { call, connectMcp, ok } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { articlePage, atom, closedPort, GARDEN, LocalSite, rss, sitemapIndex, urlset } from './site.js';
@@ -29,12 +29,6 @@ const ITEMS = [
   { guid: 'post-2', title: 'Connection pooling', body: '<p>Use PgBouncer in transaction mode when hundreds of clients connect to PostgreSQL.</p>' },
   { guid: 'post-3', title: 'Partial indexes', body: '<p>Partial indexes keep small indexes for hot subsets of rows.</p>' },
 ];
-
-async function ok(client: Client, tool: string, args: Record<string, unknown>) {
-  const r = await call(client, tool, args);
-  expect(r.isError, `${tool}: ${JSON.stringify(r.data)}`).toBe(false);
-  return r.data;
-}
 
 beforeAll(async () => {
   site = await new LocalSite().start();
