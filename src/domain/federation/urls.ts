@@ -5,7 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { FederationSettings } from '../../config.js';
 import { invalid } from '../errors.js';
-import { FetchRefusedError, fetchPublicHttps, vetHost } from '../platform/ssrf.js';
+import { FetchRefusedError, fetchPublicHttps, hostKey, pinnedLookup, vetHost } from '../platform/ssrf.js';
 
 /** The federation settings of the service a database belongs to (set by app.ts from config.federation). */
 const settings = new WeakMap<object, FederationSettings>();
@@ -17,8 +17,6 @@ export function setFederationSettings(db: object, value: FederationSettings): vo
 export function federationSettings(db: object): FederationSettings {
   return settings.get(db) ?? { allowedHosts: [], sweepMs: 5000 };
 }
-
-const hostKey = (url: URL) => (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
 
 /**
  * Parses and vets a target URL; refusals are `invalid` with code fetch_refused and say why. At
@@ -90,10 +88,7 @@ export async function postJson(db: object, raw: string, body: string, headers: R
         path: `${url.pathname}${url.search}`,
         method: 'POST',
         headers: { ...all, 'content-length': Buffer.byteLength(body) },
-        lookup: (_host, opts, cb) => {
-          if ((opts as { all?: boolean }).all) (cb as (e: Error | null, a: { address: string; family: number }[]) => void)(null, [pinned]);
-          else (cb as (e: Error | null, a: string, f: number) => void)(null, pinned.address, pinned.family);
-        },
+        lookup: pinnedLookup(pinned),
         timeout: timeoutMs,
       },
       (res) => {

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 /** A URL the service refuses to fetch (scheme, address, size, redirect or timeout). */
 export class FetchRefusedError extends Error {
@@ -91,6 +91,39 @@ async function defaultResolve(host: string) {
   return dnsLookup(host, { all: true, verbatim: true });
 }
 
+/** host[:port] as operators list hosts in the *_ALLOWED_HOSTS settings. */
+export function hostKey(url: URL): string {
+  return (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
+}
+
+/**
+ * A target a caller chose for an outbound request: a valid URL without credentials, https, or http
+ * to a host the operator allowed. `allowed` hosts skip the public-address check (vetHost).
+ */
+export function checkOutboundUrl(raw: string, allowedHosts: readonly string[], field = 'url'): { url: URL; allowed: boolean } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new FetchRefusedError('invalid_url', `${field} is not a valid URL`);
+  }
+  if (url.username || url.password) throw new FetchRefusedError('invalid_url', `${field} must not carry credentials`);
+  const allowed = allowedHosts.includes(hostKey(url));
+  if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:')) {
+    throw new FetchRefusedError('scheme', `only https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
+  }
+  return { url, allowed };
+}
+
+/**
+ * A socket lookup pinned to a vetted address, so a second resolution cannot rebind the name to a
+ * private one (Node's autoSelectFamily asks with { all: true } and expects an array).
+ */
+export function pinnedLookup(pinned: { address: string; family: number }): LookupFunction {
+  return ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) =>
+    opts?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family)) as unknown as LookupFunction;
+}
+
 /** Parses and checks a URL before any network work: https only, no credentials. */
 export function checkUrl(raw: string): URL {
   let url: URL;
@@ -136,12 +169,7 @@ function getOnce(url: URL, pinned: { address: string; family: number }, maxBytes
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: { 'user-agent': 'semantic-compression-service/ingest', accept: 'text/*, application/json;q=0.9, */*;q=0.5' },
-        // Pin the socket to the vetted address so a second lookup cannot rebind to a private one.
-        // (Node's autoSelectFamily asks with { all: true } and expects an array.)
-        lookup: (_host, opts, cb) => {
-          if ((opts as { all?: boolean }).all) (cb as (err: Error | null, addresses: { address: string; family: number }[]) => void)(null, [pinned]);
-          else (cb as (err: Error | null, address: string, family: number) => void)(null, pinned.address, pinned.family);
-        },
+        lookup: pinnedLookup(pinned),
         timeout: timeoutMs,
         ...(ca ? { ca } : {}),
       },

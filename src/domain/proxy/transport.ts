@@ -4,14 +4,13 @@
 // only a server the operator configured by name; a caller never supplies a command line.
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { Readable, Transform } from 'node:stream';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { McpProxySettings } from '../../config.js';
 import { invalidInput } from '../errors.js';
-import { FetchRefusedError, vetHost } from '../platform/ssrf.js';
+import { checkOutboundUrl, FetchRefusedError, pinnedLookup, vetHost } from '../platform/ssrf.js';
 
 export type Upstream = { url: string; headers?: Record<string, string> } | { stdio: string };
 
@@ -20,24 +19,13 @@ const RESERVED_HEADERS = new Set(['host', 'content-length', 'content-type', 'acc
 
 const refused = (detail: string) => invalidInput(`fetch_refused: ${detail}`, [{ loc: ['server'], msg: detail, type: 'value_error' }]);
 
-function hostKey(url: URL): string {
-  return (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
-}
-
 /** The upstream URL, checked before any network work. */
 export function checkUpstreamUrl(settings: McpProxySettings, raw: string): { url: URL; allowed: boolean } {
-  let url: URL;
   try {
-    url = new URL(raw);
-  } catch {
-    throw refused('server.url is not a valid URL');
+    return checkOutboundUrl(raw, settings.allowedHosts, 'server.url');
+  } catch (err) {
+    throw err instanceof FetchRefusedError ? refused(`${err.message} (http only for hosts in MCP_PROXY_ALLOWED_HOSTS)`) : err;
   }
-  if (url.username || url.password) throw refused('server.url must not carry credentials');
-  const allowed = settings.allowedHosts.includes(hostKey(url));
-  if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:')) {
-    throw refused(`server.url must be https (http only for hosts in MCP_PROXY_ALLOWED_HOSTS), not ${url.protocol.replace(/:$/, '')}`);
-  }
-  return { url, allowed };
 }
 
 function capped(maxBytes: number): Transform {
@@ -81,9 +69,7 @@ function guardedFetch(settings: McpProxySettings, allowed: boolean) {
           signal: init?.signal ?? undefined,
           ...(pinned
             ? {
-                // Pin the socket to the vetted address (Node's autoSelectFamily asks with { all: true }).
-                lookup: ((_h: string, opts: { all?: boolean }, cb: (...a: unknown[]) => void) =>
-                  opts.all ? cb(null, [pinned]) : cb(null, pinned!.address, pinned!.family)) as unknown as LookupFunction,
+                lookup: pinnedLookup(pinned),
               }
             : {}),
         },

@@ -8,7 +8,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { WebSettings } from '../../config.js';
 import { DomainError, invalid } from '../errors.js';
-import { FetchRefusedError, vetHost } from '../platform/ssrf.js';
+import { checkOutboundUrl, FetchRefusedError, pinnedLookup, vetHost } from '../platform/ssrf.js';
 
 export interface GuardedFetchOptions {
   /** Accepted media types (lower case, without parameters); a response of another type is refused. */
@@ -31,22 +31,9 @@ export interface FetchedPage {
   lastModified: string | null;
 }
 
-const hostKey = (url: URL) => (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
-
 /** Parses a URL and says whether it is an operator-allowed host; refuses bad schemes and credentials. */
 export function checkWebUrl(settings: WebSettings, raw: string, field = 'url'): { url: URL; allowed: boolean } {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new FetchRefusedError('invalid_url', `${field} is not a valid URL`);
-  }
-  if (url.username || url.password) throw new FetchRefusedError('invalid_url', `${field} must not carry credentials`);
-  const allowed = settings.allowedHosts.includes(hostKey(url));
-  if (url.protocol !== 'https:' && !(allowed && url.protocol === 'http:')) {
-    throw new FetchRefusedError('scheme', `only https URLs are fetched, not ${url.protocol.replace(/:$/, '')}`);
-  }
-  return { url, allowed };
+  return checkOutboundUrl(raw, settings.allowedHosts, field);
 }
 
 /** A refusal as the tool error callers see: invalid_input with code fetch_refused and the reason. */
@@ -127,10 +114,7 @@ function getOnce(url: URL, pinned: { address: string; family: number } | null, m
         // Pinned to the vetted address: a second lookup cannot rebind the name to a private one.
         ...(pinned
           ? {
-              lookup: (_host: string, opts: { all?: boolean }, cb: (...args: any[]) => void) => {
-                if (opts.all) cb(null, [pinned]);
-                else cb(null, pinned.address, pinned.family);
-              },
+              lookup: pinnedLookup(pinned),
             }
           : {}),
         timeout: timeoutMs,

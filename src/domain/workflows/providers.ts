@@ -7,7 +7,7 @@ import { LOCAL_MODEL } from '../../providers/llm/localServer.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { DomainError, invalid, notFound } from '../errors.js';
-import { FetchRefusedError, vetHost } from '../platform/ssrf.js';
+import { FetchRefusedError, hostKey, vetHost } from '../platform/ssrf.js';
 
 export const PROVIDER_APIS = ['openai', 'anthropic', 'local'] as const;
 export type ProviderApi = (typeof PROVIDER_APIS)[number];
@@ -49,11 +49,6 @@ const keyStorageOff = () =>
   new DomainError('unavailable', 'Provider keys cannot be stored: this server has no PROVIDER_KEY_SECRET configured', { code: 'key_storage_not_configured' });
 
 const aad = (projectId: string, name: string) => `llm_providers:${projectId}:${name}`;
-
-/** host[:port] as LLM_ALLOWED_HOSTS names it. */
-function hostKey(url: URL): string {
-  return (url.port ? `${url.hostname}:${url.port}` : url.hostname).toLowerCase();
-}
 
 /**
  * A customer's base URL is an outbound request target: https to a public address, or a host the

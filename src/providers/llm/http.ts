@@ -2,6 +2,7 @@
 // exponential back-off on 429 / 5xx / connection failures, and a server-sent-events reader.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { pinnedLookup } from '../../domain/platform/ssrf.js';
 import { LlmProviderError, type LlmClientOptions } from './types.js';
 
 const MAX_BACKOFF_MS = 20_000;
@@ -186,8 +187,7 @@ function send(
         signal,
         ...(pinned
           ? {
-              lookup: ((_host: string, opts: { all?: boolean }, cb: (...args: unknown[]) => void) =>
-                opts?.all ? cb(null, [pinned]) : cb(null, pinned.address, pinned.family)) as never,
+              lookup: pinnedLookup(pinned),
             }
           : {}),
       },
