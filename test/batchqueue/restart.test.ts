@@ -84,7 +84,9 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     for (const s of stored) expect(after.results[s.index]).toEqual(s);
     const resumed = after.results.filter((r: any) => r.attempts > 1).length;
     console.log(`restart: ${stored.length} of ${TOTAL} documents stored before kill -9; job completed ${resumeMs} ms after the restarted process answered; ${resumed} document(s) leased at the kill were claimed again after their lease lapsed`);
-    expect(resumed).toBeLessThanOrEqual(4); // at most the documents leased at the kill: 2 x BATCH_QUEUE_CONCURRENCY (claimed a slot ahead)
+    // At most the documents leased at the kill: a claim of 2 x BATCH_QUEUE_CONCURRENCY is taken when a
+    // slot frees, so up to BATCH_QUEUE_CONCURRENCY - 1 others are still running then (2 x 2 + 1).
+    expect(resumed).toBeLessThanOrEqual(5);
 
     // A new job on the restarted process works too, and a graceful stop is prompt.
     client = await connectMcp(second.url, owner);

@@ -205,6 +205,61 @@ const FEATURES: Record<string, Feature> = {
   },
 };
 
+/** A tool driven with the project-bound key; an error result is a refusal. */
+function viaTool(tool: string, args: (url: string) => Record<string, unknown>): Feature {
+  return {
+    async send(server, tenant, url) {
+      const client = await connectMcp(server.url, tenant.keyA);
+      try {
+        const r = await call(client, tool, args(url));
+        return { refused: r.isError, detail: JSON.stringify(r.data) };
+      } finally {
+        await client.close();
+      }
+    },
+  };
+}
+
+FEATURES['tool gc_web_lookup url'] = viaTool('gc_web_lookup', (url) => ({ url }));
+
+/** URL targets the registry scan cannot see (nested, or under another name); each is driven the same way. */
+const NESTED_FEATURES: Record<string, Feature> = {
+  'tool proxy_mcp_server server.url': viaTool('proxy_mcp_server', (url) => ({ server: { url }, tool: 'echo' })),
+  // Per-document results: a refused document is an error entry, the call itself succeeds.
+  'tool batch_ingest_documents documents[].url': {
+    async send(server, tenant, url) {
+      const client = await connectMcp(server.url, tenant.keyA);
+      try {
+        const r = await call(client, 'batch_ingest_documents', { documents: [{ url }] });
+        const doc = r.data.results?.[0];
+        return { refused: r.isError || doc?.ok === false, detail: JSON.stringify(doc ?? r.data) };
+      } finally {
+        await client.close();
+      }
+    },
+  },
+  // A feed may be created and refused at its first sync; either refusal counts, nothing is fetched.
+  'tool create_connector_feed source': {
+    async send(server, tenant, url) {
+      const client = await connectMcp(server.url, tenant.keyA);
+      try {
+        const created = await call(client, 'create_connector_feed', { type: 'rss', source: url });
+        if (created.isError) return { refused: true, detail: JSON.stringify(created.data) };
+        const synced = await call(client, 'sync_connector_feed', { feed_id: created.data.feed_id });
+        const failed = synced.isError || synced.data.status === 'failed' || Boolean(synced.data.error);
+        return { refused: failed, detail: JSON.stringify(synced.data) };
+      } finally {
+        await client.close();
+      }
+    },
+  },
+};
+
+/** URL-named fields that are never fetched, and why. */
+const NOT_FETCHED: Record<string, string> = {
+  'tool gc_read_doc url': 'names a page of the shipped documentation index (models/docs-index); a URL not in it is not_found',
+};
+
 const URL_FIELD = /(^|_)(url|uri|href|link|endpoint)$/i;
 function objectKeys(schema: unknown): string[] {
   let s = schema as { _def?: { schema?: unknown; innerType?: unknown } } | undefined;
@@ -228,11 +283,21 @@ describe(`SSRF through every URL-taking route and tool (${DB_KIND})`, () => {
       ...allRoutes.flatMap((r) => objectKeys(r.body).filter((k) => URL_FIELD.test(k)).map((k) => `${r.method} ${r.path} ${k}`)),
       ...allTools().flatMap((t) => Object.keys((inputJsonSchema(t).properties as object | undefined) ?? {}).filter((k) => URL_FIELD.test(k)).map((k) => `tool ${t.name} ${k}`)),
     ];
-    expect(found.sort()).toEqual(Object.keys(FEATURES).sort());
+    expect(found.sort()).toEqual([...Object.keys(FEATURES), ...Object.keys(NOT_FETCHED)].sort());
   });
 
-  it.each(Object.keys(FEATURES))('%s refuses every private spelling with a clear error', async (name) => {
-    const feature = FEATURES[name]!;
+  it('a URL field that is only a lookup key answers not_found for a private spelling', async () => {
+    const client = await connectMcp(server.url, tenant.keyA);
+    try {
+      const r = await call(client, 'gc_read_doc', { url: 'https://127.0.0.1/docs' });
+      expect(r).toMatchObject({ isError: true, data: { error: 'not_found' } });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it.each([...Object.keys(FEATURES), ...Object.keys(NESTED_FEATURES)])('%s refuses every private spelling with a clear error', async (name) => {
+    const feature = FEATURES[name] ?? NESTED_FEATURES[name]!;
     const spellings = [...SPELLINGS.map(([u]) => u), ...RESOLVING_PRIVATE.map((n) => `https://${n}/`), ...OTHER_REFUSALS.map(([u]) => u)];
     for (const url of spellings) {
       const { refused, detail } = await feature.send(server, tenant, url);
