@@ -91,16 +91,19 @@ export function structuralFromIndex(index: CodeIndex, opts: StructuralOptions & 
   const original_tokens = tokenizer === 'o200k_base' ? analyses.reduce((s, a) => s + a.tokens, 0) : analyses.reduce((s, a) => s + countTokens(a.content, tokenizer), 0);
   const token_budget = Math.max(1, Math.floor(opts.token_budget ?? Math.min(MAX_DEFAULT_BUDGET, Math.max(MIN_BUDGET, Math.round(original_tokens * FIDELITY_BUDGET[fidelity])))));
   // Nothing to save when the budget covers the input, and a rendering that would outgrow it is no
-  // compression: either way the answer is the input itself, whole (its path lines count as input).
-  const pathTokens = analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
+  // compression: either way the answer is the input itself, whole. One file comes back bare (its path
+  // is the request's own, and a header line would make a tiny input grow); several files need their
+  // path lines to stay apart, so those lines count as input there.
+  const single = analyses.length === 1;
+  const pathTokens = single ? 0 : analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
   // raw is the source itself, whatever the size: no budget applies.
   const whole = fidelity === 'raw' || original_tokens + pathTokens <= token_budget;
   let { output, tiers } = whole ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
   let compressed_tokens = output ? countTokens(output, tokenizer) : Infinity;
   let inputTokens = original_tokens + pathTokens;
   if (compressed_tokens >= inputTokens) {
-    output = renderWhole(index);
-    compressed_tokens = inputTokens = countTokens(output, tokenizer);
+    output = single ? analyses[0]!.content : renderWhole(index);
+    compressed_tokens = single ? original_tokens : (inputTokens = countTokens(output, tokenizer));
     tiers = new Map(index.units.map((_, i) => [i, 'full' as Tier]));
   }
   const t3 = performance.now();
