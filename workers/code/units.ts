@@ -34,6 +34,9 @@ interface Ctx {
   inClass: boolean;
 }
 
+/** Lines of a doc comment's first paragraph balanced keeps at most (C family sets its own). */
+const DOC_LINES = 3;
+
 /** Wrappers whose children are a statement list (preprocessor blocks, brace lists, Java enum bodies). */
 const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'declaration_list', 'enum_body_declarations']);
 
@@ -426,7 +429,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       for (const c of attached) drop(out.docDrops, c);
       // A folded macro run drops its comments at balanced, the one above it included.
       if (run.length === 1 && run[0] === child && runs!.isMacro(child) && attached.length > 0) runStart = ownLineStart(attached[0]!);
-      else if (compact && attached.length > 0) trimDoc(attached, compact.docLines);
+      // Every language cuts a long doc comment to its first sentence at balanced (C family: its own line cap).
+      else if (attached.length > 0) trimDoc(attached, compact?.docLines ?? DOC_LINES);
       if (ref.unit >= 0 && attached.length > 0) {
         const unit = out.units[ref.unit]!;
         unit.doc ??= attached.map((c) => c.text).join('\n');
