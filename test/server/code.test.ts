@@ -142,4 +142,13 @@ describe(`structural output (${DB_KIND})`, () => {
     }
     expect(res.json.output).toContain('--- app/main.py ---');
   });
+  it('one tiny function comes back as sent at every fidelity: raw is the source, no path line makes it grow', async () => {
+    const fn = 'def add(a, b):\n    return a + b\n';
+    for (const fidelity of ['abstract', 'outline', 'balanced', 'detailed', 'raw']) {
+      const res = await server.request('POST', '/v1/compress-code/structural', { body: { files: [{ path: 'src/util/math.py', content: fn }], fidelity } });
+      expect(res.status).toBe(200);
+      expect(res.json.output, fidelity).toBe(fn);
+      expect(res.json.compressed_tokens).toBe(res.json.original_tokens);
+    }
+  });
 });

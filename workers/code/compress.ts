@@ -8,6 +8,9 @@ import { pagerank } from '../shared/pagerank.js';
 import { renderAbstract, renderSkeleton } from './skeleton.js';
 import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
 
+/** Exact-count rounds when the estimated body costs overshoot the budget. */
+const MAX_FIT_ROUNDS = 6;
+
 /** Single-file path: skeleton at the requested fidelity, in-file dependency graph, PageRank importance. */
 export function compressCode(input: CompressCodeInput): CompressCodeResult {
   if (!isFidelity(input.fidelity)) throw new CodeInputError(`unknown fidelity: ${String(input.fidelity)}`);
@@ -34,6 +37,46 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
   };
 
   const original = input.code;
+  const original_tokens = countTokens(original, tokenizer);
+  const count = (text: string) => (text === original ? original_tokens : countTokens(text, tokenizer));
+  /**
+   * The level's skeleton plus the bodies of the most central units (PageRank order) while the whole
+   * stays within the level's share of the input (the text levels' shares, without the text floors: a
+   * code skeleton always keeps its signatures, so no level comes back empty). Signatures are never
+   * cut: a file whose bare skeleton passes the budget gets the bare skeleton.
+   */
+  const budgetOf = (level: 'balanced' | 'detailed') => Math.floor(original_tokens * FIDELITY_BUDGET[level]);
+  const filled = (level: 'balanced' | 'detailed', trimDocs: boolean): string => {
+    const budget = budgetOf(level);
+    const base = renderSkeleton(content, extraction, level, undefined, trimDocs);
+    let used = count(base);
+    // Detailed always shows at least one body, so it keeps more than balanced on any file with bodies.
+    const atLeast = level === 'detailed' ? 1 : 0;
+    if (used >= budget && !atLeast) return base;
+    const elided = new Set(extraction.bodies.map((b) => b.unit));
+    const added: number[] = [];
+    let cheapest: [number, number] | null = null;
+    for (const i of order) {
+      const u = units[i]!;
+      if (!elided.has(i) || u.bodyStart === null || u.bodyEnd === null) continue;
+      const extra = countTokens(content.slice(u.bodyStart, u.bodyEnd), tokenizer);
+      if (used + extra > budget) {
+        if (!cheapest || extra < cheapest[1]) cheapest = [i, extra];
+        continue;
+      }
+      added.push(i);
+      used += extra;
+    }
+    // Nothing fits: detailed passes its budget by the smallest body rather than equal balanced.
+    if (added.length < atLeast && cheapest) added.push(cheapest[0]);
+    // Body costs are estimates (the elision text they replace, docstrings): count exactly, drop the last few if over.
+    for (let round = 0; round < MAX_FIT_ROUNDS; round++) {
+      const out = renderSkeleton(content, extraction, level, new Set(added), trimDocs);
+      if (count(out) <= budget || added.length <= atLeast) return out;
+      added.splice(Math.max(atLeast, added.length - (1 << round)));
+    }
+    return base;
+  };
   let skeleton: string;
   switch (input.fidelity) {
     case 'raw':
@@ -46,29 +89,19 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
       skeleton = renderSkeleton(content, extraction, 'outline');
       break;
     case 'balanced':
-      skeleton = renderSkeleton(content, extraction, 'balanced');
+      skeleton = filled('balanced', true);
       break;
     case 'detailed': {
-      // Bodies of the most important units (PageRank order) up to the detailed share of all body text.
-      let bodyTotal = 0;
-      for (const u of units) if (u.bodyStart !== null && u.bodyEnd !== null) bodyTotal += u.bodyEnd - u.bodyStart;
-      const allowance = bodyTotal * FIDELITY_BUDGET.detailed;
-      const keep = new Set<number>();
-      let used = 0;
-      for (const i of order) {
-        const u = units[i]!;
-        if (u.bodyStart === null || u.bodyEnd === null) continue;
-        const extra = u.bodyEnd - u.bodyStart;
-        if (keep.size > 0 && used + extra > allowance) continue;
-        keep.add(i);
-        used += extra;
-      }
-      skeleton = renderSkeleton(content, extraction, 'detailed', keep);
+      // Docs whole when they fit the budget with the signatures, else cut to their first sentence as at
+      // balanced; never less than balanced keeps (source form can be shorter than balanced's compaction).
+      const whole = renderSkeleton(content, extraction, 'detailed', undefined, false);
+      const floor = count(filled('balanced', true));
+      const candidates = [count(whole) > budgetOf('detailed') ? filled('detailed', true) : filled('detailed', false), whole];
+      skeleton = candidates.find((c) => count(c) > floor) ?? filled('balanced', true);
       break;
     }
   }
-  const original_tokens = countTokens(original, tokenizer);
-  let compressed_tokens = skeleton === original ? original_tokens : countTokens(skeleton, tokenizer);
+  let compressed_tokens = count(skeleton);
   // Never longer than the input: tiny files can grow by an elision marker.
   if (compressed_tokens > original_tokens || skeleton.length > original.length) {
     skeleton = original;

@@ -61,3 +61,28 @@ export function leadingParagraph(text: string, maxLines: number): string | null 
   out[last] = `${tail} … */`;
   return out.join('\n');
 }
+
+/**
+ * A Python docstring (`"""…"""`, any prefix or quote style) cut to the first sentence of its first
+ * paragraph, marked with ` …` and closed with its own quotes; null when nothing would be cut.
+ */
+export function docstringSummary(literal: string): string | null {
+  const m = /^([rRuUbBfF]{0,2})("""|'''|"|')([\s\S]*)\2$/.exec(literal);
+  if (!m) return null;
+  const [, prefix, quote, body] = m as unknown as [string, string, string, string];
+  const lines = body.split('\n').map((l) => l.trim());
+  const para: string[] = [];
+  for (const l of lines) {
+    if (!l) {
+      if (para.length) break;
+      continue;
+    }
+    para.push(l);
+  }
+  if (!para.length) return null;
+  const joined = para.join(' ');
+  const end = /[.!?](?=\s|$)/.exec(joined);
+  const summary = end ? joined.slice(0, end.index + 1) : joined;
+  if (summary === body.trim().replace(/\s+/g, ' ')) return null;
+  return `${prefix}${quote}${summary} …${quote}`;
+}

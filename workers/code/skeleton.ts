@@ -6,17 +6,25 @@ import type { CodeUnit, ImportInfo } from './types.js';
 import type { Extraction } from './units.js';
 
 /**
- * Balanced: imports, signatures, shapes and docs; bodies elided. Outline: balanced without docs.
- * Detailed: balanced in source form (no compaction, whole docs) plus the bodies in `keepBodies`.
+ * Outline: imports, signatures and shapes; docs and bodies elided.
+ * Balanced: outline plus the first sentence of each doc (long docs cut, Python docstrings included).
+ * Detailed: balanced in source form (no compaction), docs whole unless `trimDocs`.
+ * Balanced and detailed also keep the bodies in `keepBodies` (chosen by compress.ts to fill the level's budget).
  */
-export function renderSkeleton(source: string, ex: Extraction, level: 'detailed' | 'balanced' | 'outline', keepBodies?: Set<number>): string {
+export function renderSkeleton(
+  source: string,
+  ex: Extraction,
+  level: 'detailed' | 'balanced' | 'outline',
+  keepBodies?: Set<number>,
+  trimDocs = level === 'balanced',
+): string {
   const edits: Edit[] = [...ex.drops, ...ex.values];
   if (level !== 'detailed') edits.push(...ex.compact);
-  if (level === 'balanced') edits.push(...ex.docTrims);
+  if (level !== 'outline' && trimDocs) edits.push(...ex.docTrims);
   if (level === 'outline') edits.push(...ex.docDrops);
   for (const body of ex.bodies) {
-    if (keepBodies?.has(body.unit)) continue;
-    edits.push(level === 'outline' ? body.noDoc : body.keepDoc);
+    if (level !== 'outline' && keepBodies?.has(body.unit)) continue;
+    edits.push(level === 'outline' ? body.noDoc : trimDocs ? (body.summaryDoc ?? body.keepDoc) : body.keepDoc);
   }
   const text = applyEdits(source, edits);
   return ex.scaffolding && level !== 'detailed' ? foldIncludes(tidyPreprocessor(text)) : text;

@@ -34,14 +34,19 @@ export function structuralFromAnalyses(analyses: FileAnalysis[], opts: Structura
   if (!isFidelity(fidelity)) throw new CodeInputError(`unknown fidelity: ${String(fidelity)}`);
   const index0 = performance.now();
   const index = new CodeIndex(analyses);
-  return structuralFromIndex(index, opts, index0);
+  // The caller sent these files: one of them comes back bare when whole (its path is the caller's own).
+  return structuralFromIndex(index, { ...opts, bareSingleFile: true }, index0);
 }
 
 /**
  * Rank and render over an index built elsewhere (the code-intelligence index held in memory).
  * `rank` replaces the index's PageRank as the centrality signal (a personalised PageRank for a repo map).
  */
-export function structuralFromIndex(index: CodeIndex, opts: StructuralOptions & { rank?: Float64Array } = {}, index0 = performance.now()): StructuralResult {
+export function structuralFromIndex(
+  index: CodeIndex,
+  opts: StructuralOptions & { rank?: Float64Array; bareSingleFile?: boolean } = {},
+  index0 = performance.now(),
+): StructuralResult {
   const fidelity: Fidelity = opts.fidelity ?? 'balanced';
   if (!isFidelity(fidelity)) throw new CodeInputError(`unknown fidelity: ${String(fidelity)}`);
   const analyses = index.analyses;
@@ -91,16 +96,19 @@ export function structuralFromIndex(index: CodeIndex, opts: StructuralOptions & 
   const original_tokens = tokenizer === 'o200k_base' ? analyses.reduce((s, a) => s + a.tokens, 0) : analyses.reduce((s, a) => s + countTokens(a.content, tokenizer), 0);
   const token_budget = Math.max(1, Math.floor(opts.token_budget ?? Math.min(MAX_DEFAULT_BUDGET, Math.max(MIN_BUDGET, Math.round(original_tokens * FIDELITY_BUDGET[fidelity])))));
   // Nothing to save when the budget covers the input, and a rendering that would outgrow it is no
-  // compression: either way the answer is the input itself, whole (its path lines count as input).
-  const pathTokens = analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
+  // compression: either way the answer is the input itself, whole. One file sent by the caller comes
+  // back bare (its path is the request's own, and a header line would make a tiny input grow); several
+  // files, or a map of an indexed repository, keep their path lines, and those lines count as input.
+  const single = analyses.length === 1 && opts.bareSingleFile === true;
+  const pathTokens = single ? 0 : analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
   // raw is the source itself, whatever the size: no budget applies.
   const whole = fidelity === 'raw' || original_tokens + pathTokens <= token_budget;
   let { output, tiers } = whole ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
   let compressed_tokens = output ? countTokens(output, tokenizer) : Infinity;
   let inputTokens = original_tokens + pathTokens;
   if (compressed_tokens >= inputTokens) {
-    output = renderWhole(index);
-    compressed_tokens = inputTokens = countTokens(output, tokenizer);
+    output = single ? analyses[0]!.content : renderWhole(index);
+    compressed_tokens = single ? original_tokens : (inputTokens = countTokens(output, tokenizer));
     tiers = new Map(index.units.map((_, i) => [i, 'full' as Tier]));
   }
   const t3 = performance.now();

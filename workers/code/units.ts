@@ -1,7 +1,7 @@
 import type { LangSpec } from './languages.js';
 import type { SyntaxNode, Tree } from './parse.js';
 import { CompactRuns, joinEnumerators } from './cruns.js';
-import { leadingParagraph } from './docs.js';
+import { docstringSummary, leadingParagraph } from './docs.js';
 import { identifiersIn, indentAt, lineSpan, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
 
@@ -21,8 +21,8 @@ export interface Extraction {
   docTrims: Edit[];
   /** C family: strip preprocessor boilerplate from the balanced and outline text (scaffold.ts). */
   scaffolding?: boolean;
-  /** Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it. */
-  bodies: { unit: number; keepDoc: Edit; noDoc: Edit }[];
+  /** Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it, summaryDoc keeps its first sentence. */
+  bodies: { unit: number; keepDoc: Edit; noDoc: Edit; summaryDoc?: Edit }[];
 }
 
 interface Ctx {
@@ -33,6 +33,9 @@ interface Ctx {
   /** Statement list of a module or class (Python docstring position matters). */
   inClass: boolean;
 }
+
+/** Lines of a doc comment's first paragraph balanced keeps at most (C family sets its own). */
+const DOC_LINES = 3;
 
 /** Wrappers whose children are a statement list (preprocessor blocks, brace lists, Java enum bodies). */
 const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'preproc_elif', 'preproc_elifdef', 'declaration_list', 'enum_body_declarations']);
@@ -168,8 +171,11 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     if (first && isDocstring(first)) {
       if (unitIndex >= 0) out.units[unitIndex]!.doc = first.text;
       const docIndent = sameLine ? `${indentAt(source, node0(body))}    ` : indentAt(source, first.startIndex);
-      const keepDoc = { start: from, end: body.endIndex, text: `${sameLine ? '\n' + docIndent : `\n${indentAt(source, first.startIndex)}`}${first.text}\n${docIndent}...` };
-      out.bodies.push({ unit: unitIndex, keepDoc, noDoc });
+      const lead = sameLine ? '\n' + docIndent : `\n${indentAt(source, first.startIndex)}`;
+      const keepDoc = { start: from, end: body.endIndex, text: `${lead}${first.text}\n${docIndent}...` };
+      const summary = docstringSummary(first.text);
+      const summaryDoc = summary === null ? keepDoc : { start: from, end: body.endIndex, text: `${lead}${summary}\n${docIndent}...` };
+      out.bodies.push({ unit: unitIndex, keepDoc, noDoc, summaryDoc });
     } else {
       out.bodies.push({ unit: unitIndex, keepDoc: noDoc, noDoc });
     }
@@ -394,6 +400,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         first = false;
         const [s, e] = lineSpan(source, child.startIndex, child.endIndex);
         out.docDrops.push({ start: s, end: e, text: '' });
+        const summary = docstringSummary(child.text);
+        if (summary !== null) out.docTrims.push({ start: child.startIndex, end: child.endIndex, text: summary });
         kept++;
         continue;
       }
@@ -421,7 +429,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       for (const c of attached) drop(out.docDrops, c);
       // A folded macro run drops its comments at balanced, the one above it included.
       if (run.length === 1 && run[0] === child && runs!.isMacro(child) && attached.length > 0) runStart = ownLineStart(attached[0]!);
-      else if (compact && attached.length > 0) trimDoc(attached, compact.docLines);
+      // Every language cuts a long doc comment to its first sentence at balanced (C family: its own line cap).
+      else if (attached.length > 0) trimDoc(attached, compact?.docLines ?? DOC_LINES);
       if (ref.unit >= 0 && attached.length > 0) {
         const unit = out.units[ref.unit]!;
         unit.doc ??= attached.map((c) => c.text).join('\n');
