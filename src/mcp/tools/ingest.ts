@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VISIBILITIES } from '../../domain/knowledge/items.js';
+import { visibilityArg } from './knowledge.js';
 import { MAX_CONTENT_CHARS } from '../../domain/knowledge/service.js';
 import { boundProject } from '../../domain/ingest/common.js';
 import {
@@ -14,7 +14,7 @@ import { defineTool, type ToolDefinition } from '../tool.js';
 
 const itemId = z.string().uuid().describe('item_id of a Knowledge Hub item (gc_kb_list, or the ingest tools)');
 const metadata = z.record(z.unknown());
-const visibility = z.enum(VISIBILITIES).optional().describe('private or project (default); org and external are not implemented');
+const visibility = visibilityArg;
 const isoTime = z.string().min(1).max(64).describe('ISO-8601 date-time, e.g. 2026-11-26T09:30:00Z');
 
 const multimodalInput = z

@@ -20,6 +20,9 @@ async function boundProject(ctx: ToolContext): Promise<string> {
   return project.id;
 }
 
+
+/** An item's visibility on ingest (gc_kb_ingest, batch_ingest_documents). */
+export const visibilityArg = z.enum(VISIBILITIES).optional().describe('private or project (default); org and external are not implemented');
 export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_ingest',
@@ -36,7 +39,7 @@ export const knowledgeTools = [
         url: z.string().url().max(2048).optional(),
         type: z.string().trim().min(1).max(50).optional().describe('Item type, e.g. document or plan'),
         metadata: metadata.optional(),
-        visibility: z.enum(VISIBILITIES).optional().describe('private or project (default); org and external are not implemented'),
+        visibility: visibilityArg,
         mcp_exposed: z.boolean().optional(),
       })
       .strict()
