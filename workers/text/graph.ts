@@ -12,6 +12,8 @@ export interface SimilarityGraphOptions {
 export interface SimilarityGraph extends SparseGraph {
   neighbors: number[][];
   weights: number[][];
+  /** Postings visited while scoring candidates: the build's work, linear in the text (tests hold it so). */
+  visits: number;
 }
 
 /** docs are lists of integer term ids (repeats = term frequency); vocabSize bounds the ids. */
@@ -21,23 +23,32 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
   const minSim = opts.minSimilarity ?? 0.05;
   const maxDf = opts.maxDf ?? 64;
   const df = new Int32Array(vocabSize);
-  const vecTerms: Int32Array[] = new Array(n);
-  const vecW: Float64Array[] = new Array(n);
+  // Each document's distinct terms and weights, packed one after another (from[i]..from[i + 1]).
+  let total = 0;
+  let longest = 0;
+  for (let i = 0; i < n; i++) {
+    total += docs[i]!.length;
+    longest = Math.max(longest, docs[i]!.length);
+  }
+  const from = new Int32Array(n + 1);
+  const vecTerms = new Int32Array(total);
+  const vecW = new Float64Array(total);
+  const scratch = new Int32Array(longest);
+  let at = 0;
   for (let i = 0; i < n; i++) {
     // Sorted ids give term frequencies without a Map per document.
-    const sorted = Int32Array.from(docs[i]!).sort();
-    const ts: number[] = [];
-    const tf: number[] = [];
+    const doc = docs[i]!;
+    for (let k = 0; k < doc.length; k++) scratch[k] = doc[k]!;
+    const sorted = scratch.subarray(0, doc.length).sort();
     for (let k = 0; k < sorted.length; k++) {
-      if (k > 0 && sorted[k] === sorted[k - 1]) tf[tf.length - 1]!++;
+      if (k > 0 && sorted[k] === sorted[k - 1]) vecW[at - 1]!++;
       else {
-        ts.push(sorted[k]!);
-        tf.push(1);
+        vecTerms[at] = sorted[k]!;
+        vecW[at++] = 1;
         df[sorted[k]!]!++;
       }
     }
-    vecTerms[i] = Int32Array.from(ts);
-    vecW[i] = Float64Array.from(tf);
+    from[i + 1] = at;
   }
   // CSR postings over useful terms only, with L2-normalised tf-idf weights.
   const useful = (t: number) => df[t]! > 1 && df[t]! <= maxDf;
@@ -46,47 +57,50 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
   const fill = offset.slice(0, vocabSize);
   const postDoc = new Int32Array(offset[vocabSize]!);
   const postW = new Float64Array(offset[vocabSize]!);
+  const idf = new Float64Array(vocabSize);
+  for (let t = 0; t < vocabSize; t++) idf[t] = Math.log((n + 1) / (df[t]! + 0.5));
   for (let i = 0; i < n; i++) {
-    const ts = vecTerms[i]!;
-    const ws = vecW[i]!;
     let norm = 0;
-    for (let k = 0; k < ts.length; k++) {
-      const w = (1 + Math.log(ws[k]!)) * Math.log((n + 1) / (df[ts[k]!]! + 0.5));
-      ws[k] = w;
+    for (let k = from[i]!; k < from[i + 1]!; k++) {
+      const w = (vecW[k] === 1 ? 1 : 1 + Math.log(vecW[k]!)) * idf[vecTerms[k]!]!;
+      vecW[k] = w;
       norm += w * w;
     }
     norm = Math.sqrt(norm) || 1;
-    for (let k = 0; k < ts.length; k++) {
-      ws[k] = ws[k]! / norm;
-      const t = ts[k]!;
+    for (let k = from[i]!; k < from[i + 1]!; k++) {
+      vecW[k] = vecW[k]! / norm;
+      const t = vecTerms[k]!;
       if (useful(t)) {
         postDoc[fill[t]!] = i;
-        postW[fill[t]!++] = ws[k]!;
+        postW[fill[t]!++] = vecW[k]!;
       }
     }
   }
   const neighbors: number[][] = Array.from({ length: n }, () => []);
   const weights: number[][] = Array.from({ length: n }, () => []);
   const acc = new Float64Array(n);
-  const touched: number[] = [];
+  const touched = new Int32Array(n);
+  let visits = 0;
   for (let i = 0; i < n; i++) {
-    const ts = vecTerms[i]!;
-    const ws = vecW[i]!;
-    for (let k = 0; k < ts.length; k++) {
-      const t = ts[k]!;
-      const w = ws[k]!;
+    let nt = 0;
+    for (let k = from[i]!; k < from[i + 1]!; k++) {
+      const t = vecTerms[k]!;
+      const w = vecW[k]!;
+      visits += offset[t + 1]! - offset[t]!;
       for (let q = offset[t]!, end = offset[t + 1]!; q < end; q++) {
         const j = postDoc[q]!;
         if (j === i) continue;
-        if (acc[j] === 0) touched.push(j);
+        if (acc[j] === 0) touched[nt++] = j;
         acc[j] = acc[j]! + w * postW[q]!;
       }
     }
     // Top-k by insertion into a short sorted list: cheaper than sorting every candidate.
     const nb = neighbors[i]!;
     const wt = weights[i]!;
-    for (const j of touched) {
+    for (let x = 0; x < nt; x++) {
+      const j = touched[x]!;
       const v = acc[j]!;
+      acc[j] = 0;
       if (v < minSim || (nb.length === topK && v <= wt[topK - 1]!)) continue;
       let p = nb.length === topK ? topK - 1 : nb.length;
       while (p > 0 && wt[p - 1]! < v) {
@@ -97,19 +111,24 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
       nb[p] = j;
       wt[p] = v;
     }
-    for (const j of touched) acc[j] = 0;
-    touched.length = 0;
   }
-  // Symmetrise so PageRank sees an undirected graph.
+  // Symmetrise so PageRank sees an undirected graph. Only j's own top-k can already hold i (what
+  // other nodes add comes from them), so the check stays O(topK) however many nodes link to j.
+  const own = Int32Array.from(neighbors, (nb) => nb.length);
   for (let i = 0; i < n; i++) {
-    const len = neighbors[i]!.length;
+    const len = own[i]!;
     for (let k = 0; k < len; k++) {
       const j = neighbors[i]![k]!;
-      if (!neighbors[j]!.includes(i)) {
+      if (!hasIn(neighbors[j]!, own[j]!, i)) {
         neighbors[j]!.push(i);
         weights[j]!.push(weights[i]![k]!);
       }
     }
   }
-  return { neighbors, weights };
+  return { neighbors, weights, visits };
+}
+
+function hasIn(list: readonly number[], len: number, x: number): boolean {
+  for (let k = 0; k < len; k++) if (list[k] === x) return true;
+  return false;
 }

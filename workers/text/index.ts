@@ -114,7 +114,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
   const { total, perSpan: tokens } = countSpans(text, units, tokenizer);
   const vocab = new Vocabulary();
   const unitTerms: number[][] = new Array(n);
-  for (let i = 0; i < n; i++) unitTerms[i] = vocab.encode(terms(text.slice(units[i]!.start, units[i]!.end)));
+  for (let i = 0; i < n; i++) unitTerms[i] = vocab.encodeSpan(text, units[i]!.start, units[i]!.end);
   const graph = similarityGraph(unitTerms, vocab.size);
   const parts: ScoreParts = { centrality: new Float64Array(n), prior: new Float64Array(n), density: new Float64Array(n) };
   const plain = plainScores(text, blocks, units, graph, parts);
@@ -200,10 +200,11 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   }
   // Plain mode only: in query mode the fused rank already decides, and short generic units must not outrank the match.
   if (!query) priority = lengthAdjusted(priority, a.tokens);
+  const capped = a.units.map((u) => u.kind === 'heading');
   const select = (b: number) =>
     selectUnits({
       cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
-      markerCost: markerCost(tokenizer), capped: a.units.map((u) => u.kind === 'heading'),
+      markerCost: markerCost(tokenizer), capped,
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
     });
 

@@ -45,9 +45,28 @@ export function terms(text: string): string[] {
   return out;
 }
 
+// Word characters ([\p{L}\p{N}_]) by code unit: ASCII up front, the rest decided once on first sight.
+const WORD_CHAR = /^[\p{L}\p{N}_]$/u;
+const BMP_CLASS = new Uint8Array(0x10000); // 0 unknown, 1 word, 2 not
+for (let c = 0; c < 128; c++) BMP_CLASS[c] = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
+
+/** Length of the word character at `i` (1, or 2 for an astral one), 0 when it is not a word character. */
+function wordCharAt(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return WORD_CHAR.test(s.slice(i, i + 2)) ? 2 : 0;
+  }
+  let k = BMP_CLASS[c]!;
+  if (k === 0) BMP_CLASS[c] = k = WORD_CHAR.test(String.fromCharCode(c)) ? 1 : 2;
+  return k === 1 ? 1 : 0;
+}
+
 /** Maps string terms to dense integer ids so the graph and BM25 work on Int32Arrays. */
 export class Vocabulary {
   private ids = new Map<string, number>();
+  /** Term ids of each raw word form met so far (a form repeats many times in one text). */
+  private forms = new Map<string, readonly number[]>();
   id(term: string): number {
     let v = this.ids.get(term);
     if (v === undefined) {
@@ -64,5 +83,34 @@ export class Vocabulary {
   }
   encode(list: string[]): number[] {
     return list.map((t) => this.id(t));
+  }
+  /** Same as encode(terms(text.slice(start, end))), scanning the text in place. */
+  encodeSpan(text: string, start: number, end: number): number[] {
+    const out: number[] = [];
+    for (let i = start; i < end; ) {
+      let w = wordCharAt(text, i);
+      if (w === 0) {
+        i++;
+        continue;
+      }
+      let e = i;
+      while (w > 0 && e + w <= end) {
+        e += w;
+        w = e < end ? wordCharAt(text, e) : 0;
+      }
+      if (e === i) {
+        i++;
+        continue;
+      }
+      const raw = text.slice(i, e);
+      let ids = this.forms.get(raw);
+      if (ids === undefined) {
+        ids = this.encode(terms(raw));
+        this.forms.set(raw, ids);
+      }
+      for (let k = 0; k < ids.length; k++) out.push(ids[k]!);
+      i = e;
+    }
+    return out;
   }
 }
