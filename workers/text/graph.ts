@@ -51,9 +51,11 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
     from[i + 1] = at;
   }
   // CSR postings over useful terms only, with L2-normalised tf-idf weights.
-  const useful = (t: number) => df[t]! > 1 && df[t]! <= maxDf;
   const offset = new Int32Array(vocabSize + 1);
-  for (let t = 0; t < vocabSize; t++) offset[t + 1] = offset[t]! + (useful(t) ? df[t]! : 0);
+  for (let t = 0; t < vocabSize; t++) {
+    const d = df[t]!;
+    offset[t + 1] = offset[t]! + (d > 1 && d <= maxDf ? d : 0);
+  }
   const fill = offset.slice(0, vocabSize);
   const postDoc = new Int32Array(offset[vocabSize]!);
   const postW = new Float64Array(offset[vocabSize]!);
@@ -70,7 +72,7 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
     for (let k = from[i]!; k < from[i + 1]!; k++) {
       vecW[k] = vecW[k]! / norm;
       const t = vecTerms[k]!;
-      if (useful(t)) {
+      if (offset[t + 1]! > offset[t]!) {
         postDoc[fill[t]!] = i;
         postW[fill[t]!++] = vecW[k]!;
       }

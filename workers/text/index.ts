@@ -125,7 +125,9 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
   const deps = units.map((u, i) => {
     const chain = blocks[u.block]!.headings;
     section[i] = hasHeadings ? (chain.length ? chain[chain.length - 1]! : -1) : u.block;
+    // Requirements are followed through (a row needs its table's header, which needs the first row).
     const d = new Set<number>(u.requires);
+    for (const r of d) for (const rr of units[r]!.requires) if (rr !== i) d.add(rr);
     for (const h of chain) {
       const hu = headingUnit.get(h);
       if (hu !== undefined && hu !== i) d.add(hu);
@@ -215,6 +217,12 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     // budget re-aimed (proportionally) so the output lands just under the real budget.
     let best: Choice | null = null;
     let target = budget;
+    // The estimate overstates the exact count by a steady few per cent (separators and pieces merge
+    // when joined); the ratio seen at the last exact count corrects it, and the targets already tried
+    // bracket the next one, so aiming settles in one or two selections instead of oscillating.
+    let ratio = 1;
+    let fits = 0;
+    let over = Infinity;
     for (let round = 0; round < AIM_ROUNDS; round++) {
       const kept = select(target);
       const stats: RenderStats = { markers: [], pieces: 0 };
@@ -224,14 +232,18 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       let estimate = stats.pieces;
       for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
       for (const m of stats.markers) estimate += fastCount(m, tokenizer);
-      const outTokens = estimate > budget * 1.03 ? estimate : fastCount(out, tokenizer);
-      const exact = outTokens !== estimate || estimate <= budget * 1.03;
+      const exact = estimate * ratio <= budget * 1.03;
+      const outTokens = exact ? fastCount(out, tokenizer) : Math.ceil(estimate * ratio);
+      if (exact && estimate > 0) ratio = outTokens / estimate;
       if (exact && outTokens <= budget && (!best || outTokens > best.tokens)) best = { out, tokens: outTokens, kept };
       if (exact && outTokens <= budget && outTokens >= budget * 0.95) break;
+      if (outTokens <= budget) fits = Math.max(fits, target);
+      else over = Math.min(over, target);
       // Overshoots are corrected with a small safety margin so a second miss is rare.
       const scale = budget / Math.max(1, outTokens);
-      const next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
-      if (next === target) break;
+      let next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
+      if (next <= fits || next >= over) next = Math.floor((fits + Math.min(over, 2 * target)) / 2);
+      if (next === target || next <= fits || next >= over) break;
       target = next;
     }
     if (!best) {

@@ -42,9 +42,12 @@ class Heap {
     v[i] = value;
     ids[i] = id;
   }
-  pop(): [number, number] {
+  /** Value of the entry the last pop returned (no tuple per pop). */
+  topValue = 0;
+  pop(): number {
     const v = this.v, ids = this.id;
-    const top: [number, number] = [v[0]!, ids[0]!];
+    this.topValue = v[0]!;
+    const top = ids[0]!;
     const lv = v.pop()!, lid = ids.pop()!;
     if (v.length) {
       let i = 0;
@@ -82,15 +85,19 @@ export function selectUnits(input: SelectInput): Uint8Array {
     const l = isDropped(j - 1), r = isDropped(j + 1);
     return l && r ? 1 : !l && !r ? -1 : 0;
   };
+  const group: number[] = []; // reused: one array per pop was most of the loop's cost
   while (heap.size) {
-    const [value, i] = heap.pop();
+    const i = heap.pop();
+    const value = heap.topValue;
     if (kept[i]) continue;
     const current = input.priority[i]! - lambda * redundancy[i]!;
     if (current < value - 1e-12) {
       heap.push(current, i); // stale entry: redundancy grew since it was queued
       continue;
     }
-    const group = [i, ...input.deps[i]!.filter((d) => !kept[d])];
+    group.length = 0;
+    group.push(i);
+    for (const d of input.deps[i]!) if (!kept[d]) group.push(d);
     if (input.capped?.[i] && input.capTokens !== undefined && cappedUsed + input.cost[i]! > input.capTokens) continue;
     // Tentatively keep the group to price its tokens and marker changes exactly.
     let extra = 0;

@@ -22,12 +22,34 @@ const SENTENCE_START = /^[\p{Lu}\p{N}"'“‘(\[*_`#>\-•]/u;
 const MAX_SENTENCE_CHARS = 600;
 
 /** Space-free runs this long hold no sentence boundary, and would make the URL pattern backtrack quadratically. */
-const LONG_RUN = /\S{160,}/g;
+const LONG_RUN = 160;
+const SPACE = /\s/;
+
+/** `text` with every run of LONG_RUN or more non-space characters replaced by filler (a scan, not /\S{160,}/, which retries at every position). */
+function maskLongRuns(text: string, fill: (m: string) => string): string {
+  let out = '';
+  let copied = 0;
+  let run = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32;
+    const space = c === 32 || c === 10 || c === 9 || c === 13 || (c > 127 || c === 11 || c === 12 ? SPACE.test(text[i]!) : false);
+    if (!space) {
+      run++;
+      continue;
+    }
+    if (run >= LONG_RUN) {
+      out += text.slice(copied, i - run) + fill(text.slice(i - run, i));
+      copied = i;
+    }
+    run = 0;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
 
 /** Replace long runs, code spans and URLs/paths with same-length filler so their dots are never boundaries. */
 function mask(text: string): string {
   const fill = (m: string) => 'x'.repeat(m.length);
-  return text.replace(LONG_RUN, fill).replace(CODE_SPAN, fill).replace(URL_OR_PATH, fill);
+  return maskLongRuns(text, fill).replace(CODE_SPAN, fill).replace(URL_OR_PATH, fill);
 }
 
 function isAbbreviation(before: string): boolean {

@@ -30,16 +30,21 @@ function normalise(raw: string): string[] {
 const MEMO_LIMIT = 100_000;
 const memo = new Map<string, string[]>();
 
+/** Terms of one raw word form. */
+function formTerms(raw: string): string[] {
+  let t = memo.get(raw);
+  if (t === undefined) {
+    t = normalise(raw);
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(raw, t);
+  }
+  return t;
+}
+
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const m of text.matchAll(WORD)) {
-    const raw = m[0];
-    let t = memo.get(raw);
-    if (t === undefined) {
-      t = normalise(raw);
-      if (memo.size >= MEMO_LIMIT) memo.clear();
-      memo.set(raw, t);
-    }
+    const t = formTerms(m[0]);
     for (let k = 0; k < t.length; k++) out.push(t[k]!);
   }
   return out;
@@ -65,8 +70,52 @@ function wordCharAt(s: string, i: number): number {
 /** Maps string terms to dense integer ids so the graph and BM25 work on Int32Arrays. */
 export class Vocabulary {
   private ids = new Map<string, number>();
-  /** Term ids of each raw word form met so far (a form repeats many times in one text). */
-  private forms = new Map<string, readonly number[]>();
+  /**
+   * Term ids of each raw word form met so far (a form repeats many times in one text), found by
+   * hashing the form's characters in place: no substring per word.
+   */
+  private formRaw: string[] = [];
+  private formIds: number[][] = [];
+  private formSlot = new Int32Array(2 << 10); // [hash, form + 1] pairs; form 0 = empty
+
+  private formAt(text: string, start: number, end: number): number[] {
+    let h = 0x811c9dc5;
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    const slots = this.formSlot;
+    const mask = slots.length - 2;
+    let k = (h << 1) & mask;
+    for (; slots[k + 1] !== 0; k = (k + 2) & mask) {
+      if (slots[k] !== h) continue;
+      const x = slots[k + 1]! - 1;
+      const raw = this.formRaw[x]!;
+      if (raw.length !== end - start) continue;
+      let i = 0;
+      while (i < raw.length && raw.charCodeAt(i) === text.charCodeAt(start + i)) i++;
+      if (i === raw.length) return this.formIds[x]!;
+    }
+    const raw = text.slice(start, end);
+    const ids = this.encode(formTerms(raw));
+    this.formRaw.push(raw);
+    this.formIds.push(ids);
+    slots[k] = h;
+    slots[k + 1] = this.formRaw.length;
+    if (this.formRaw.length * 4 > slots.length) this.growForms();
+    return ids;
+  }
+
+  private growForms(): void {
+    const old = this.formSlot;
+    const slots = new Int32Array(old.length * 2);
+    const mask = slots.length - 2;
+    for (let j = 0; j < old.length; j += 2) {
+      if (old[j + 1] === 0) continue;
+      let k = (old[j]! << 1) & mask;
+      while (slots[k + 1] !== 0) k = (k + 2) & mask;
+      slots[k] = old[j]!;
+      slots[k + 1] = old[j + 1]!;
+    }
+    this.formSlot = slots;
+  }
   id(term: string): number {
     let v = this.ids.get(term);
     if (v === undefined) {
@@ -102,12 +151,7 @@ export class Vocabulary {
         i++;
         continue;
       }
-      const raw = text.slice(i, e);
-      let ids = this.forms.get(raw);
-      if (ids === undefined) {
-        ids = this.encode(terms(raw));
-        this.forms.set(raw, ids);
-      }
+      const ids = this.formAt(text, i, e);
       for (let k = 0; k < ids.length; k++) out.push(ids[k]!);
       i = e;
     }

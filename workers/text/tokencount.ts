@@ -104,16 +104,15 @@ export function pieceEnd(s: string, p: number, tokenizer: TokenizerName): number
 }
 
 // Per-piece counts memoised in an open-addressing table keyed by the piece's characters, kept in a
-// flat buffer: no substring is made (or retained) for a piece seen before.
-const SLOTS = 1 << 19;
-const MAX_ENTRIES = 200_000;
+// flat buffer: no substring is made (or retained) for a piece seen before. A slot holds the hash
+// next to the entry so most probes touch one cache line.
+const SLOTS = 1 << 18;
+const MAX_ENTRIES = 150_000;
 const CHAR_POOL = 4 << 20;
+const LONGEST_MEMO = 4096;
 class PieceMemo {
-  private slot = new Int32Array(SLOTS); // entry + 1; 0 = empty
-  private hash = new Int32Array(MAX_ENTRIES);
-  private from = new Int32Array(MAX_ENTRIES);
-  private len = new Int32Array(MAX_ENTRIES);
-  private count = new Int32Array(MAX_ENTRIES);
+  private slot = new Int32Array(SLOTS * 2); // [hash, entry + 1]; entry 0 = empty
+  private meta = new Int32Array(MAX_ENTRIES * 3); // [first char in pool, length, count]
   private chars = new Uint16Array(CHAR_POOL);
   private entries = 0;
   private used = 0;
@@ -123,19 +122,20 @@ class PieceMemo {
     let h = 0x811c9dc5;
     for (let i = p; i < e; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
     const l = e - p;
-    const chars = this.chars;
-    for (let k = h & (SLOTS - 1); ; k = (k + 1) & (SLOTS - 1)) {
-      const at = this.slot[k]!;
+    const { slot, meta, chars } = this;
+    for (let k = (h & (SLOTS - 1)) << 1; ; k = (k + 2) & (2 * SLOTS - 1)) {
+      const at = slot[k + 1]!;
       if (at === 0) break;
-      const x = at - 1;
-      if (this.hash[x] !== h || this.len[x] !== l) continue;
-      const f = this.from[x]!;
+      if (slot[k] !== h) continue;
+      const m = (at - 1) * 3;
+      if (meta[m + 1] !== l) continue;
+      const f = meta[m]!;
       let i = 0;
       while (i < l && chars[f + i] === s.charCodeAt(p + i)) i++;
-      if (i === l) return this.count[x]!;
+      if (i === l) return meta[m + 2]!;
     }
     const c = countTokens(s.slice(p, e), this.tokenizer);
-    if (l <= 4096) this.add(s, p, e, h, c);
+    if (l <= LONGEST_MEMO) this.add(s, p, e, h, c);
     return c;
   }
 
@@ -148,14 +148,14 @@ class PieceMemo {
     }
     const x = this.entries++;
     for (let i = 0; i < l; i++) this.chars[this.used + i] = s.charCodeAt(p + i);
-    this.hash[x] = h;
-    this.from[x] = this.used;
-    this.len[x] = l;
-    this.count[x] = c;
+    this.meta[x * 3] = this.used;
+    this.meta[x * 3 + 1] = l;
+    this.meta[x * 3 + 2] = c;
     this.used += l;
-    let k = h & (SLOTS - 1);
-    while (this.slot[k] !== 0) k = (k + 1) & (SLOTS - 1);
-    this.slot[k] = x + 1;
+    let k = (h & (SLOTS - 1)) << 1;
+    while (this.slot[k + 1] !== 0) k = (k + 2) & (2 * SLOTS - 1);
+    this.slot[k] = h;
+    this.slot[k + 1] = x + 1;
   }
 }
 
