@@ -9,6 +9,7 @@ import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { pydocTopics } from '../quality/corpus.js';
 import { writeDocSection } from '../quality/docfile.js';
+import { measurePair } from '../lib/latency.js';
 
 /** Every fidelity and mode at these sizes; balanced (plain) alone on the growth table. */
 const LEVEL_SIZES = [1_000, 10_000, 150_000];
@@ -64,36 +65,28 @@ interface Timing {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
-async function timed(fn: () => unknown): Promise<Timing> {
-  const c = process.cpuUsage();
-  const t = process.hrtime.bigint();
-  await fn();
-  const wall = Number(process.hrtime.bigint() - t) / 1e6;
-  const d = process.cpuUsage(c);
-  return { wall, cpu: (d.user + d.system) / 1000 };
+/** `fn` that also records the process CPU time (user + system, ms) of each call. */
+function cpuRecorded(fn: () => unknown): { run: () => Promise<unknown>; samples: number[] } {
+  const samples: number[] = [];
+  const run = async () => {
+    const c = process.cpuUsage();
+    await fn();
+    const d = process.cpuUsage(c);
+    samples.push((d.user + d.system) / 1000);
+  };
+  return { run, samples };
 }
 
 /**
- * Medians of wall and CPU time for the baseline and the task, measured in alternation so a change
- * in the machine's load hits both alike.
+ * Median wall time (measurePair: calls alternate, so a change in the machine's load hits both
+ * alike) and median CPU time of the baseline and the task.
  */
 async function pair(base: () => unknown, task: () => unknown, tokens: number): Promise<{ base: Timing; task: Timing }> {
   const reps = tokens > 500_000 ? 3 : tokens > 100_000 ? 5 : tokens > 20_000 ? 9 : 21;
-  const warm = tokens > 500_000 ? 1 : 3;
-  for (let i = 0; i < warm; i++) {
-    await base();
-    await task();
-  }
-  const b: Timing[] = [];
-  const t: Timing[] = [];
-  for (let i = 0; i < reps; i++) {
-    b.push(await timed(base));
-    t.push(await timed(task));
-  }
-  return {
-    base: { wall: median(b.map((x) => x.wall)), cpu: median(b.map((x) => x.cpu)) },
-    task: { wall: median(t.map((x) => x.wall)), cpu: median(t.map((x) => x.cpu)) },
-  };
+  const b = cpuRecorded(base);
+  const t = cpuRecorded(task);
+  const m = await measurePair(b.run, t.run, reps, tokens > 500_000 ? 1 : 3);
+  return { base: { wall: m.a.p50, cpu: median(b.samples) }, task: { wall: m.b.p50, cpu: median(t.samples) } };
 }
 
 async function main(): Promise<void> {
@@ -137,7 +130,7 @@ async function main(): Promise<void> {
   const cpu = cpus();
   const load = `1-minute load average ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after the run on ${cpu.length} cores (other processes share the machine; absolute times scale with that, the ratio to countTokens much less)`;
   const out = [
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, one thread, in process (no pool, so no input size limit). Documents are prefixes of real text (package READMEs, Python's documentation topics, then every other installed package's README), cut at paragraph breaks. Each figure is the median over alternating calls of compressText and of a plain o200k_base countTokens over the same text (3 calls at 1M tokens, up to 21 at 1k); "vs countTokens" divides the two medians of the same run.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, one thread, in process (no pool, so no input size limit). Documents are prefixes of real text (package READMEs, Python's documentation topics, then every other installed package's README), cut at paragraph breaks. Each figure is the median over alternating calls of compressText and of a plain o200k_base countTokens over the same text (3 calls at 1M tokens, up to 21 at 1k; CPU medians include the warm-up calls); "vs countTokens" divides the two medians of the same run.`,
     '',
     `Machine state: ${load}.`,
     '',

@@ -139,7 +139,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
 function lengthAdjusted(scores: Float64Array, tokens: Int32Array): Float64Array {
-  const sorted = Array.from(tokens).sort((a, b) => a - b);
+  const sorted = tokens.slice().sort();
   const median = Math.max(8, sorted[sorted.length >> 1] ?? 8);
   return scores.map((s, i) => s * Math.min(1.25, Math.max(0.6, Math.pow(median / Math.max(1, tokens[i]!), 0.25))));
 }
@@ -239,9 +239,9 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       if (exact && outTokens <= budget && outTokens >= budget * 0.95) break;
       if (outTokens <= budget) fits = Math.max(fits, target);
       else over = Math.min(over, target);
-      // Overshoots are corrected with a small safety margin so a second miss is rare.
+      // Aimed a little under the budget (further under after an overshoot) so a miss is rare.
       const scale = budget / Math.max(1, outTokens);
-      let next = Math.floor(target * (outTokens > budget ? scale * 0.98 : scale));
+      let next = Math.floor(target * scale * (outTokens > budget ? 0.98 : 0.99));
       if (next <= fits || next >= over) next = Math.floor((fits + Math.min(over, 2 * target)) / 2);
       if (next === target || next <= fits || next >= over) break;
       target = next;

@@ -13,14 +13,36 @@ const IDENT = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\.\w+(?:\.\w+)*\b|\b\
 const LINK_ONLY = /\[[^\]]*\]\([^)]*\)/g;
 const PROPER = /\s\p{Lu}[\p{L}\d]+/gu;
 
+/** Matches of a global pattern that never matches empty: the count String#match would give, without its array. */
+function countMatches(s: string, re: RegExp): number {
+  re.lastIndex = 0;
+  let c = 0;
+  while (re.test(s)) c++;
+  return c;
+}
+
+const SPACE = /\s/;
+/** s.split(/\s+/).length without the split: one more than the number of whitespace runs. */
+function wordCount(s: string): number {
+  let runs = 0;
+  let inRun = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const space = c === 32 || (c >= 9 && c <= 13) || (c > 127 && SPACE.test(s[i]!));
+    if (space && !inRun) runs++;
+    inRun = space;
+  }
+  return runs + 1;
+}
+
 /** Share of "informative" features per word, squashed to 0..1. */
 export function density(s: string): number {
-  const words = s.split(/\s+/).length;
+  const words = wordCount(s);
   const features =
-    (s.match(NUMBER)?.length ?? 0) +
-    (s.match(IDENT)?.length ?? 0) +
-    (s.match(PROPER)?.length ?? 0) * 0.5 - (s.match(LINK_ONLY)?.length ?? 0) * 2 +
-    (s.match(SIGNAL_WORDS)?.length ?? 0);
+    countMatches(s, NUMBER) +
+    countMatches(s, IDENT) +
+    countMatches(s, PROPER) * 0.5 - (s.includes('[') ? countMatches(s, LINK_ONLY) : 0) * 2 +
+    countMatches(s, SIGNAL_WORDS);
   return Math.max(0, Math.min(1, features / (2 + words * 0.3)));
 }
 
