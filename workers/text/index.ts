@@ -90,7 +90,7 @@ const markerCostCache = new Map<string, number>();
 function markerCost(tokenizer: TokenizerName, ref: string | null): number {
   let c = markerCostCache.get(`${tokenizer}:${!!ref}`);
   if (c === undefined) {
-    c = countTokens(`\n\n[… Setup: 345 tokens${ref ? ` #${ref}.1` : ''}]`, tokenizer);
+    c = countTokens(ref ? `\n\n[… Setup, Usage +2 more: 345 tokens #${ref}.1]` : '\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
     markerCostCache.set(`${tokenizer}:${!!ref}`, c);
   }
   return c;

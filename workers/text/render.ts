@@ -7,31 +7,51 @@ interface Run {
   headings: number;
   /** Names of the first hidden headings (markers.ts shows at most MAX_NAMES). */
   names: string[];
+  sentences: number;
+  rows: number;
+  codeLines: number;
+  blocks: number;
   tokens: number;
   /** Offsets of the hidden text in the original: the first hidden unit's start, the last one's end. */
   start: number;
   end: number;
 }
 
-const emptyRun = (): Run => ({ headings: 0, names: [], tokens: 0, start: -1, end: -1 });
+const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1 });
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
- * `[… Install, Usage +3 more: 212 tokens #482913650271.0]`: the hidden headings by name (none for a
- * run without headings), the hidden tokens, and the id when the caller stores layouts (docs/markers.md).
- * Kept short on purpose: markers are paid for out of the fidelity's budget.
+ * With an id (served outputs, docs/markers.md): `[… Install, Usage +3 more: 212 tokens #482913650271.0]`,
+ * the hidden headings by name, the hidden tokens and the id; short, since markers are paid for out of
+ * the fidelity's budget. Without: `[… 3 sentences, 212 tokens]`, parts with a zero count left out.
  */
 export function elisionMarker(run: Run, id?: string): string {
-  const names = nameList(run.names, run.headings);
-  return `[… ${names ? `${names}: ` : ''}${run.tokens} ${run.tokens === 1 ? 'token' : 'tokens'}${id ? ` #${id}` : ''}]`;
+  if (id) {
+    const names = nameList(run.names, run.headings);
+    return `[… ${names ? `${names}: ` : ''}${plural(run.tokens, 'token', 'tokens')} #${id}]`;
+  }
+  const parts: string[] = [];
+  if (run.headings) parts.push(plural(run.headings, 'heading', 'headings'));
+  if (run.sentences) parts.push(plural(run.sentences, 'sentence', 'sentences'));
+  if (run.rows) parts.push(plural(run.rows, 'row', 'rows'));
+  if (run.codeLines) parts.push(plural(run.codeLines, 'code line', 'code lines'));
+  if (run.blocks) parts.push(plural(run.blocks, 'block', 'blocks'));
+  parts.push(plural(run.tokens, 'token', 'tokens'));
+  return `[… ${parts.join(', ')}]`;
 }
 
 function addToRun(run: Run, text: string, kind: UnitKind, u: Unit, tokens: number): void {
   run.tokens += tokens;
   if (run.start < 0) run.start = u.start;
   run.end = u.end;
-  if (kind !== 'heading') return;
-  if (run.names.length < MAX_NAMES) run.names.push(headingName(text.slice(u.start, u.end)));
-  run.headings++;
+  if (kind === 'heading') {
+    if (run.names.length < MAX_NAMES) run.names.push(headingName(text.slice(u.start, u.end)));
+    run.headings++;
+  } else if (kind === 'sentence') run.sentences++;
+  else if (kind === 'row' || kind === 'table-head') run.rows++;
+  else if (kind === 'html') run.blocks++;
+  else run.codeLines += u.lineCount;
 }
 
 /**
