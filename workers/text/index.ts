@@ -331,7 +331,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };
-      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats, ref);
+      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats); // plain spelling: an id is navigation, not noise the content must outweigh
       let content = 0;
       for (let i = 0; i < n; i++) if (kept[i] && a.units[i]!.kind !== 'heading') content += a.tokens[i]!;
       let markers = 0;
