@@ -200,4 +200,5 @@ export const EXTENSION_TOOLS: readonly { name: string; category: string; plan: '
   { name: 'gc_provider_list', category: 'platform', plan: 'pro', reason: "lists the project's LLM providers, never their keys (issue 18)" },
   { name: 'gc_provider_delete', category: 'platform', plan: 'pro', reason: 'removes a provider and its stored key (issue 18)' },
   { name: 'gc_run_cancel', category: 'platform', plan: 'pro', reason: 'cancels a workflow run: the issue asks for cancellation and the spec names no tool for it (issue 18, docs/workflows.md)' },
+  { name: 'expand_markers', category: 'general', plan: 'free', reason: 'expands elision-marker ids back to the exact hidden text, the MCP side of POST /v1/expand (issue 23, docs/markers.md)' },
 ];

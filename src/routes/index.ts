@@ -2,6 +2,7 @@ import type { RouteSpec } from '../http/route.js';
 import { a2aRoutes } from './a2a.js';
 import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
+import { expandRoutes } from './expand.js';
 import { batchQueueRoutes } from './batchQueue.js';
 import { detectRoutes } from './detect.js';
 import { federationRoutes } from './federation.js';
@@ -31,6 +32,7 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...dashboardRoutes,
   ...openApiRoutes(() => allRoutes),
   ...compressRoutes,
+  ...expandRoutes,
   ...batchQueueRoutes,
   ...codeRoutes,
   ...detectRoutes,

@@ -17,6 +17,7 @@ let server: TestServer;
 const ids: Record<string, string> = {};
 let bKey: string;
 let bProjectKey: string;
+let aKeyForChecks: string;
 
 /** A body that passes validation, so only ownership can refuse the call (route key: "METHOD path"). */
 const BODIES: Record<string, unknown> = {
@@ -115,11 +116,19 @@ TOOL_CALLS.push(
   { tool: 'get_version_history', args: () => ({ item_id: ids.item_id }), error: ['not_found'], projectKey: true },
 );
 
+// Navigable elision markers (issue 23): an id names the first user's hidden text; REST /v1/expand takes it in the body.
+ID_ARGUMENTS.push('marker_ids');
+TOOL_CALLS.push(
+  { tool: 'expand_markers', args: () => ({ ids: [ids.marker_id] }), error: ['not_found'] },
+  { tool: 'modulate_region', args: () => ({ marker_ids: [ids.marker_id] }), error: ['not_found'] },
+);
+
 beforeAll(async () => {
   server = await startTestServer();
   const db = server.app.services.db;
   const a = await createUser(db, { plan: 'team', name: 'tenant-a' });
   const aKey = (await createApiKey(db, { userId: a.id, plan: 'team', name: 'a' })).key;
+  aKeyForChecks = aKey;
   const req = (method: string, path: string, body?: unknown) => server.request(method, path, { key: aKey, body });
 
   ids.key_id = (await req('POST', '/v1/keys', { name: 'a-second' })).json.key_id;
@@ -129,7 +138,8 @@ beforeAll(async () => {
   ids.item_id = item.item_id ?? item.id;
   ids.version_id = item.current_version_id;
   ids.upload_id = (await req('POST', `/v1/projects/${ids.project_id}/knowledge/uploads`, { idempotency_key: 'a-1', name: 'a-upload' })).json.upload_id;
-  await req('POST', '/v1/compress', { text: sampleDocument() });
+  const compressed: string = (await req('POST', '/v1/compress', { text: sampleDocument() })).json.compressed_text;
+  ids.marker_id = /#(\d{12}\.\d+)\]/.exec(compressed)?.[1] ?? '';
   await server.app.services.background.drain();
   ids.event_id = (await req('GET', '/v1/usage/events')).json.items[0].id;
   ids.token_hash = (await req('POST', `/v1/keys/${ids.key_id}/confirm-tokens`, { operation: 'revoke' })).json.token ?? 'unknown-token';
@@ -233,6 +243,13 @@ describe(`cross-tenant matrix (${DB_KIND})`, () => {
       }
     });
   }
+
+  it("POST /v1/expand: another user's marker id answers 404 (the owner's answers 200)", async () => {
+    const stolen = await server.request('POST', '/v1/expand', { key: bKey, body: { id: ids.marker_id } });
+    expect(stolen.status, stolen.text.slice(0, 200)).toBe(404);
+    expect(stolen.text).not.toContain('Installation');
+    expect((await server.request('POST', '/v1/expand', { body: { ids: [ids.marker_id] }, key: aKeyForChecks })).status).toBe(200);
+  });
 
   it("the first user's resources are all still there and unchanged", async () => {
     const aList = await server.app.services.db.query<{ name: string }>('select name from api_keys where key_id = $1 and revoked_at is null', [ids.key_id]);

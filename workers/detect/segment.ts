@@ -21,10 +21,13 @@ export interface Segment {
 }
 
 /**
- * The text engine's elision markers (`[… 3 sentences, 212 tokens]`, see workers/text/render.ts
- * elisionMarker), plus the ASCII spelling `[... 3 sentences]` and a bare `[…]` / `[...]`.
+ * The text engine's elision markers (`[… Install, Usage +3 more: 212 tokens #482913650271.0]`, see
+ * workers/text/render.ts elisionMarker), the older `[… 3 sentences, 212 tokens]`, the ASCII spelling
+ * `[... 3 sentences]` and a bare `[…]` / `[...]`.
  */
-export const ELISION = /\[(?:…|\.\.\.)(?:\s+\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?)(?:,\s*\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?))*)?\s*(?:omitted|elided|dropped)?\s*\]/g;
+const COUNTED = /\[(?:…|\.\.\.)(?:\s+\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?)(?:,\s*\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?))*)?\s*(?:omitted|elided|dropped)?\s*\]/;
+const NAMED = /\[…\s+(?:[^\]\n:]{1,200}:\s+)?\d[\d,]*\s+tokens?(?:\s+#\d+\.\d+)?\]/;
+export const ELISION = new RegExp(`${COUNTED.source}|${NAMED.source}`, 'g');
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const ATX = /^( {0,3}#{1,6})(?:[ \t]+|$)/;

@@ -14,7 +14,8 @@ import type { SimilarityGraph } from './graph.js';
 import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
-import { markerFor, renderSkeleton } from './render.js';
+import { markerFor, renderSkeleton, renderWithIds } from './render.js';
+import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
 import { MODEL_CONTEXT_WINDOWS, contextWindowFor, recommendForTokens } from './recommend.js';
@@ -28,6 +29,8 @@ export interface CompressTextInput {
   model?: string | null;
   /** A firm token budget instead of the fidelity's (prune_by_relevance): no floor, no small-input rules. */
   budgetTokens?: number | null;
+  /** Markers carry ids and the result their layout, for a host that stores it (docs/markers.md). */
+  markerIds?: boolean;
 }
 /** Optional semantic relevance hook for query-guided mode; fused by RRF when present. */
 export interface CompressTextOptions {
@@ -60,6 +63,8 @@ export interface CompressTextResult extends TokenStats {
   tokenizer: TokenizerName;
   units_total: number;
   units_kept: number;
+  /** With markerIds, when the output has markers: what expands them. */
+  markers?: MarkerLayout;
 }
 export interface RecommendInput {
   text: string;
@@ -81,12 +86,12 @@ const MMR_LAMBDA = 0.3;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
-const markerCostCache = new Map<TokenizerName, number>();
-function markerCost(tokenizer: TokenizerName): number {
-  let c = markerCostCache.get(tokenizer);
+const markerCostCache = new Map<string, number>();
+function markerCost(tokenizer: TokenizerName, ref: string | null): number {
+  let c = markerCostCache.get(`${tokenizer}:${!!ref}`);
   if (c === undefined) {
-    c = countTokens('\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
-    markerCostCache.set(tokenizer, c);
+    c = countTokens(ref ? `\n\n[… Setup, Usage +2 more: 345 tokens #${ref}.1]` : '\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
+    markerCostCache.set(`${tokenizer}:${!!ref}`, c);
   }
   return c;
 }
@@ -178,6 +183,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     return result(text, t, t, input.fidelity, mode, tokenizer, 0, 0);
   }
   const a = analyse(text, tokenizer);
+  const ref = input.markerIds ? REF_PLACEHOLDER : null;
   const original = a.total;
   const n = a.units.length;
   const firm = input.budgetTokens != null && input.budgetTokens > 0;
@@ -206,7 +212,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   const select = (b: number) =>
     selectUnits({
       cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
-      markerCost: markerCost(tokenizer), capped,
+      markerCost: markerCost(tokenizer, ref), capped,
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
     });
 
@@ -226,7 +232,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     for (let round = 0; round < AIM_ROUNDS; round++) {
       const kept = select(target);
       const stats: RenderStats = { markers: [], pieces: 0 };
-      const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
+      const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats, ref);
       // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
       // whole output is only paid for when the estimate says it may fit.
       let estimate = stats.pieces;
@@ -249,7 +255,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     if (!best) {
       // Last resort: drop the lowest-priority free units until the exact count fits.
       const kept = select(Math.floor(target * 0.8));
-      let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+      let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
       let outTokens = fastCount(out, tokenizer);
       for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
         const needed = (outTokens - budget) * (1 + round * 0.5);
@@ -265,12 +271,12 @@ export async function compressText(input: CompressTextInput, options: CompressTe
           freed += cost[v]!;
         }
         if (freed === 0) kept.fill(0);
-        out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+        out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
         outTokens = fastCount(out, tokenizer);
       }
       best = { out, tokens: outTokens, kept };
     }
-    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity, firm) ?? best;
+    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
   };
   /**
    * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
@@ -291,7 +297,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       }
     }
     if (!grew) return own;
-    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens);
+    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept };
   };
   const best = firm ? chooseAt(budget, input.fidelity) : chooseLevel(input.fidelity);
@@ -304,6 +310,11 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
   }
   trace(priority, kept, null);
+  if (ref) {
+    // The layout is final: the real ref replaces the placeholder (same token cost, recounted anyway).
+    const ided = renderWithIds(text, a.blocks, a.units, kept, a.tokens);
+    if (ided) return { ...result(ided.out, original, fastCount(ided.out, tokenizer), input.fidelity, mode, tokenizer, n, unitsKept), markers: ided.layout };
+  }
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
 }
 
@@ -321,7 +332,7 @@ const MAX_SUBSTANCE_ADDS = 4;
  *   kept instead, unless the exact count then passes the budget.
  * Returns null when the selection already obeys both.
  */
-function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false) {
+function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
   const n = a.units.length;
   const kept = chosen.slice();
   const keep = (into: Uint8Array, i: number) => {
@@ -333,7 +344,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };
-      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats);
+      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats); // plain spelling: an id is navigation, not noise the content must outweigh
       let content = 0;
       for (let i = 0; i < n; i++) if (kept[i] && a.units[i]!.kind !== 'heading') content += a.tokens[i]!;
       let markers = 0;
@@ -359,7 +370,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     let j = i;
     let hidden = 0;
     while (j < n && !filled[j]) hidden += a.tokens[j++]!;
-    if (hidden <= fastCount(markerFor(a.units, a.tokens, i, j - 1), tokenizer)) {
+    if (hidden <= fastCount(markerFor(text, a.units, a.tokens, i, j - 1, ref), tokenizer)) {
       for (let k = i; k < j; k++) keep(filled, k);
       cheap = true;
     }
@@ -367,7 +378,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
   }
   if (!substance && !cheap) return null;
   const render = (k: Uint8Array) => {
-    const out = renderSkeleton(text, a.blocks, a.units, k, a.tokens);
+    const out = renderSkeleton(text, a.blocks, a.units, k, a.tokens, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept: k };
   };
   if (cheap) {

@@ -1,22 +1,36 @@
 // Faithful skeleton: original order, verbatim kept text, elision markers for every dropped run.
 import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
+import { headingName, markerRef, MAX_NAMES, nameList, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
 
 interface Run {
   headings: number;
+  /** Names of the first hidden headings (markers.ts shows at most MAX_NAMES). */
+  names: string[];
   sentences: number;
   rows: number;
   codeLines: number;
   blocks: number;
   tokens: number;
+  /** Offsets of the hidden text in the original: the first hidden unit's start, the last one's end. */
+  start: number;
+  end: number;
 }
 
-const emptyRun = (): Run => ({ headings: 0, sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0 });
+const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1 });
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-/** `[… 3 sentences, 212 tokens]`; parts with a zero count are left out. */
-export function elisionMarker(run: Run): string {
+/**
+ * With an id (served outputs, docs/markers.md): `[… Install, Usage +3 more: 212 tokens #482913650271.0]`,
+ * the hidden headings by name, the hidden tokens and the id; short, since markers are paid for out of
+ * the fidelity's budget. Without: `[… 3 sentences, 212 tokens]`, parts with a zero count left out.
+ */
+export function elisionMarker(run: Run, id?: string): string {
+  if (id) {
+    const names = nameList(run.names, run.headings);
+    return `[… ${names ? `${names}: ` : ''}${plural(run.tokens, 'token', 'tokens')} #${id}]`;
+  }
   const parts: string[] = [];
   if (run.headings) parts.push(plural(run.headings, 'heading', 'headings'));
   if (run.sentences) parts.push(plural(run.sentences, 'sentence', 'sentences'));
@@ -27,26 +41,35 @@ export function elisionMarker(run: Run): string {
   return `[… ${parts.join(', ')}]`;
 }
 
-function addToRun(run: Run, kind: UnitKind, u: Unit, tokens: number): void {
+function addToRun(run: Run, text: string, kind: UnitKind, u: Unit, tokens: number): void {
   run.tokens += tokens;
-  if (kind === 'heading') run.headings++;
-  else if (kind === 'sentence') run.sentences++;
+  if (run.start < 0) run.start = u.start;
+  run.end = u.end;
+  if (kind === 'heading') {
+    if (run.names.length < MAX_NAMES) run.names.push(headingName(text.slice(u.start, u.end)));
+    run.headings++;
+  } else if (kind === 'sentence') run.sentences++;
   else if (kind === 'row' || kind === 'table-head') run.rows++;
   else if (kind === 'html') run.blocks++;
   else run.codeLines += u.lineCount;
 }
 
-/** The marker that would stand for units `from`..`to` (inclusive) when they are dropped together. */
-export function markerFor(units: Unit[], tokens: ArrayLike<number>, from: number, to: number): string {
+/**
+ * The marker that would stand for units `from`..`to` (inclusive) when they are dropped together;
+ * with a ref, priced with an id of the same token cost as the real one (markers.ts).
+ */
+export function markerFor(text: string, units: Unit[], tokens: ArrayLike<number>, from: number, to: number, ref?: string | null): string {
   const run = emptyRun();
-  for (let k = from; k <= to; k++) addToRun(run, units[k]!.kind, units[k]!, tokens[k]!);
-  return elisionMarker(run);
+  for (let k = from; k <= to; k++) addToRun(run, text, units[k]!.kind, units[k]!, tokens[k]!);
+  return elisionMarker(run, ref ? `${ref}.0` : undefined);
 }
 
 /** Filled by renderSkeleton when passed: what was added around the verbatim unit text. */
 export interface RenderStats {
   markers: string[];
   pieces: number;
+  /** Hidden spans, one [start, end) pair per marker in output order (flat). */
+  spans?: number[];
 }
 
 export function renderSkeleton(
@@ -56,19 +79,27 @@ export function renderSkeleton(
   kept: ArrayLike<number>,
   tokens: ArrayLike<number>,
   stats?: RenderStats,
+  ref?: string | null,
 ): string {
   const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
   const outBlock: number[] = [];
   let run = emptyRun();
   let pending = false;
-  const flushStandalone = () => {
-    if (!pending) return;
-    const m = elisionMarker(run);
+  let count = 0;
+  /** The marker of the run so far; the run starts again. */
+  const close = () => {
+    const m = elisionMarker(run, ref ? `${ref}.${count}` : undefined);
+    count++;
     stats?.markers.push(m);
-    out.push(m);
-    outBlock.push(-1);
+    stats?.spans?.push(run.start, run.end);
     run = emptyRun();
     pending = false;
+    return m;
+  };
+  const flushStandalone = () => {
+    if (!pending) return;
+    out.push(close());
+    outBlock.push(-1);
   };
   let u = 0;
   for (let b = 0; b < blocks.length; b++) {
@@ -77,27 +108,27 @@ export function renderSkeleton(
     while (u < units.length && units[u]!.block === b) u++;
     if (first === u) continue;
     const parts: string[] = [];
+    const fresh = !pending;
     let allKept = true;
     for (let k = first; k < u; k++) {
       const unit = units[k]!;
       if (!kept[k]) {
-        addToRun(run, unit.kind, unit, tokens[k]!);
+        addToRun(run, text, unit.kind, unit, tokens[k]!);
         pending = true;
         allKept = false;
         continue;
       }
       if (pending) {
-        if (parts.length) {
-          const m = elisionMarker(run);
-          stats?.markers.push(m);
-          parts.push(m);
-          run = emptyRun();
-          pending = false;
-        } else flushStandalone();
+        if (parts.length) parts.push(close());
+        else flushStandalone();
       }
       parts.push(text.slice(unit.start, unit.end));
     }
-    if (!parts.length) continue;
+    if (!parts.length) {
+      // A whole block hidden by a run that starts in it: its list or quote prefix is hidden too.
+      if (fresh && pending) run.start = Math.min(run.start, blk.start);
+      continue;
+    }
     let rendered: string;
     if (allKept) rendered = text.slice(blk.start, blk.end);
     else if (blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote') rendered = blk.prefix + parts.join(' ');
@@ -121,4 +152,14 @@ export function renderSkeleton(
     s += out[k];
   }
   return s;
+}
+
+/** The skeleton with its markers' final ids and the layout that expands them; null without markers. */
+export function renderWithIds(text: string, blocks: Block[], units: Unit[], kept: ArrayLike<number>, tokens: ArrayLike<number>): { out: string; layout: MarkerLayout } | null {
+  const stats: RenderStats = { markers: [], pieces: 0, spans: [] };
+  renderSkeleton(text, blocks, units, kept, tokens, stats, REF_PLACEHOLDER);
+  if (!stats.markers.length) return null;
+  const textHash = textHashOf(text);
+  const ref = markerRef(textHash, stats.spans!);
+  return { out: renderSkeleton(text, blocks, units, kept, tokens, undefined, ref), layout: { ref, textHash, spans: stats.spans! } };
 }

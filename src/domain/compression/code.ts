@@ -1,6 +1,7 @@
 import type { CompressCodeInput, CompressCodeResult, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
 import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/code/languages.js';
 import { tokenStats } from '../../../workers/shared/stats.js';
+import { rememberMarkers } from './markerStore.js';
 import type { Call } from '../call.js';
 import { invalid } from '../errors.js';
 import { batchesBySize } from '../../lib/batches.js';
@@ -25,7 +26,8 @@ export async function compressCode(call: Call, input: CompressCodeInput): Promis
   const started = performance.now();
   let result: CompressCodeResponse = await call.compute('compressCode', input, { field: 'code' });
   if (result.language === 'unknown' || (result.skeleton.trim() === '' && input.code.trim() !== '')) {
-    const text = await call.compute('compress', { text: input.code, fidelity: input.fidelity, query: null, model: input.model ?? null }, { field: 'code' });
+    const text = await call.compute('compress', { text: input.code, fidelity: input.fidelity, query: null, model: input.model ?? null, markerIds: true }, { field: 'code' });
+    rememberMarkers(call.services, call.principal.userId, input.code, text.markers);
     result = { ...result, skeleton: text.compressed_text, parser: 'text', ...tokenStats(text.original_tokens, text.compressed_tokens) };
   }
   call.services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);

@@ -4,6 +4,7 @@ import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import type { DetectResult } from '../../../workers/detect/index.js';
 import type { Call } from '../call.js';
 import { detectIssues, DETECTION_PLANS } from './detection.js';
+import { rememberMarkers } from './markerStore.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
 
 export interface CompressRequest {
@@ -44,9 +45,10 @@ export async function compressText(call: Call, request: CompressRequest): Promis
   const started = performance.now();
   const result = await call.compute(
     'compress',
-    { text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null },
+    { text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null, markerIds: true },
     { field: 'text' },
   );
+  rememberMarkers(services, principal.userId, request.text, result.markers);
   const originalId =
     result.savings_percent > PRESERVE_ABOVE_SAVINGS
       ? await preserveOriginal(services.db, principal.userId, request.text, result.original_tokens)
@@ -86,9 +88,10 @@ export async function pruneByRelevance(call: Call, request: { text: string; quer
   await call.requireQuota();
   const result = await call.compute(
     'compress',
-    { text: request.text, fidelity: 'balanced', query: request.query, model: request.model ?? null, budgetTokens: request.budget_tokens ?? null },
+    { text: request.text, fidelity: 'balanced', query: request.query, model: request.model ?? null, budgetTokens: request.budget_tokens ?? null, markerIds: true },
     { field: 'text' },
   );
+  rememberMarkers(call.services, call.principal.userId, request.text, result.markers);
   const originalId =
     result.savings_percent > PRESERVE_ABOVE_SAVINGS ? await preserveOriginal(call.services.db, call.principal.userId, request.text, result.original_tokens) : null;
   call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, model: request.model ?? null, inputText: request.query });
@@ -143,5 +146,7 @@ export async function compressTextCached(call: Call, request: CompressRequest): 
 /** Several independent compressions in one pool task (no quota or usage of their own: the caller's use case owns those). */
 export async function compressParts(call: Call, items: { text: string; fidelity: Fidelity }[]) {
   if (items.length === 0) return [];
-  return call.compute('compressMany', { items: items.map((i) => ({ ...i, query: null, model: null })) });
+  const results = await call.compute('compressMany', { items: items.map((i) => ({ ...i, query: null, model: null, markerIds: true })) });
+  results.forEach((r, k) => rememberMarkers(call.services, call.principal.userId, items[k]!.text, r.markers));
+  return results;
 }

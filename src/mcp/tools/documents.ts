@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { deleteDocument, documentStats, getNodes, listDocuments, REGION_LEVELS, type DocumentRow, type NodeRow } from '../../domain/compression/documents.js';
 import { ingestDocument, MAX_DOCUMENT_CHARS, modulateRegion, ownedDocument, readSkeleton } from '../../domain/compression/skeletons.js';
-import { notFound } from '../../domain/errors.js';
+import { invalidInput, notFound } from '../../domain/errors.js';
+import { expandMarkers, MAX_EXPAND_IDS } from '../../domain/compression/expand.js';
 import { documentLevels, LEVELS, multiLevel } from '../../domain/compression/multilevel.js';
 import { defineTool } from '../tool.js';
 
 const fileId = z.string().uuid().describe('file_id returned by ingest_context');
+const markerIds = z.array(z.string().min(1).max(64)).min(1).max(MAX_EXPAND_IDS);
 
 function describeDoc(d: DocumentRow) {
   return {
@@ -199,10 +201,11 @@ export const documentTools = [
     category: 'general',
     plan: 'free',
     description:
-      'Retrieves nodes of an ingested document at a fidelity: ABSTRACT (~10 tokens per node), OUTLINE (~30), STRUCTURE (~50), DETAILED (~100) or RAW (the full original). Pick nodes by node_ids, or page through all with offset/limit.',
+      'Retrieves nodes of an ingested document at a fidelity: ABSTRACT (~10 tokens per node), OUTLINE (~30), STRUCTURE (~50), DETAILED (~100) or RAW (the full original). Pick nodes by node_ids, or page through all with offset/limit. marker_ids (the "#<ref>.<n>" ending an elision marker in a skeleton) returns exactly the text each marker hides, at RAW.',
     input: z
       .object({
-        file_id: fileId,
+        file_id: fileId.optional().describe('file_id returned by ingest_context (required unless marker_ids is given)'),
+        marker_ids: markerIds.optional().describe('Ids of elision markers: returns the exact text each one hides'),
         fidelity: z.preprocess((v) => (typeof v === 'string' ? v.toUpperCase() : v), z.enum(REGION_LEVELS)).default('STRUCTURE'),
         node_ids: z.array(z.string().min(1).max(32)).min(1).max(500).optional(),
         offset: z.number().int().min(0).default(0),
@@ -210,6 +213,12 @@ export const documentTools = [
       })
       .strict(),
     async handler(args, ctx) {
+      if (args.marker_ids) {
+        if (args.node_ids) throw invalidInput('Give node_ids or marker_ids, not both', [{ loc: ['marker_ids'], msg: 'node_ids given too', type: 'value_error' }]);
+        const markers = await expandMarkers(ctx.services, ctx.principal.userId, args.marker_ids, 'marker_ids');
+        return { result: { ...(args.file_id ? { file_id: args.file_id } : {}), fidelity: 'RAW', markers: markers.map((m) => ({ ...m, method: 'raw' })) } };
+      }
+      if (!args.file_id) throw invalidInput('file_id is required (or marker_ids)', [{ loc: ['file_id'], msg: 'Required', type: 'invalid_type' }]);
       const { db } = ctx.services;
       const doc = await ownedDocument(ctx.call, args.file_id);
       let nodes: NodeRow[];
@@ -239,6 +248,19 @@ export const documentTools = [
           pool_tasks: r.poolTasks,
         },
       };
+    },
+  }),
+  defineTool({
+    name: 'expand_markers',
+    scope: 'mcp:read',
+    category: 'general',
+    plan: 'free',
+    advisory: true,
+    description:
+      'The exact original text behind elision markers: give the ids from markers like "[… Install, Usage +3 more: 310 tokens #482913650271.0]" in any compressed output of yours (REST POST /v1/expand does the same).',
+    input: z.object({ ids: markerIds.describe('Marker ids (<ref>.<n>)') }).strict(),
+    async handler({ ids }, ctx) {
+      return { result: { expansions: await expandMarkers(ctx.services, ctx.principal.userId, ids) } };
     },
   }),
 ];

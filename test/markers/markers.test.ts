@@ -1,0 +1,228 @@
+// Navigable elision markers (issue 23, docs/markers.md): every marker of a served output carries an
+// id, and POST /v1/expand, the MCP expand_markers tool and modulate_region's marker_ids turn it back
+// into exactly the original text it hides; another caller's id is a 404.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { compressText } from '../../workers/text/index.js';
+import { countTokens } from '../../workers/shared/tokens.js';
+import { FIDELITIES } from '../../workers/shared/fidelity.js';
+import { sweepMarkers } from '../../src/domain/compression/markerStore.js';
+import { connectMcp, fails, ok } from '../helpers/mcp.js';
+import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+import { newKey } from '../helpers/users.js';
+
+const LEVELS = FIDELITIES.filter((f) => f !== 'raw');
+/** Any marker of the text engine, with or without an id. */
+const ANY_MARKER = /\[… [^\]]*\]/g;
+const ID_MARKER = /\[… (?:([^\]:]+): )?(\d+) tokens? #(\d{12}\.\d+)\]/g;
+
+const read = (path: string) => readFileSync(resolve(process.cwd(), path), 'utf8');
+/** Documents nobody here tuned for: lists, code fences, tables, setext and ATX headings. */
+const DOCS: Record<string, () => string> = {
+  sample: sampleDocument,
+  postgres: () => read('node_modules/postgres/README.md'),
+  piscina: () => read('node_modules/piscina/README.md'),
+  architecture: () => read('docs/architecture.md'),
+};
+
+interface Marker { raw: string; names: string | undefined; tokens: number; id: string }
+function markersOf(out: string): Marker[] {
+  return [...out.matchAll(ID_MARKER)].map((m) => ({ raw: m[0], names: m[1], tokens: Number(m[2]), id: m[3]! }));
+}
+
+/**
+ * The output with each marker replaced by its expansion must give back the original, compared
+ * without whitespace, list bullets and fence lines (the renderer re-adds those around kept text).
+ */
+function rebuilds(original: string, out: string, expansions: Map<string, string>): boolean {
+  const rebuilt = out.replace(ID_MARKER, (_m, _n, _t, id: string) => expansions.get(id)!);
+  const norm = (s: string) => s.replace(/^\s*(?:[-*+•]|\d{1,3}[.)]|>)\s+/gm, '').replace(/^\s*(`{3,}|~{3,}).*$/gm, '').replace(/\s+/g, '');
+  return norm(rebuilt) === norm(original);
+}
+
+let server: TestServer;
+let proKey: string;
+let otherKey: string;
+const expand = (body: unknown, key = proKey) => server.request('POST', '/v1/expand', { key, body });
+
+beforeAll(async () => {
+  server = await startTestServer({ rateLimits: { free: 1e9, pro: 1e9, team: 1e9, enterprise: 1e9 } });
+  proKey = await newKey(server, 'pro');
+  otherKey = await newKey(server, 'pro');
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe(`navigable markers over REST (${DB_KIND})`, () => {
+  for (const [name, doc] of Object.entries(DOCS)) {
+    it(`${name}: every marker at every fidelity expands to exactly the text it hides`, async () => {
+      const text = doc();
+      let seen = 0;
+      for (const fidelity of LEVELS) {
+        const res = await server.request('POST', '/v1/compress', { key: proKey, body: { text, fidelity } });
+        expect(res.status, res.text.slice(0, 200)).toBe(200);
+        const out: string = res.json.compressed_text;
+        const markers = markersOf(out);
+        // No marker without an id.
+        expect(markers.length, `${fidelity}: ${out.slice(0, 300)}`).toBe((out.match(ANY_MARKER) ?? []).length);
+        if (!markers.length) continue;
+        seen += markers.length;
+        const ex = await expand({ ids: markers.map((m) => m.id) });
+        expect(ex.status, ex.text.slice(0, 300)).toBe(200);
+        const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
+        expect([...expansions.keys()]).toEqual(markers.map((m) => m.id));
+        let from = 0;
+        for (const m of markers) {
+          const hidden = expansions.get(m.id)!;
+          // Verbatim, in document order, and about the size the marker announced.
+          const at = text.indexOf(hidden, from);
+          expect(at, `${fidelity} ${m.raw}: not an original substring after offset ${from}`).toBeGreaterThanOrEqual(0);
+          from = at + hidden.length;
+          expect(Math.abs(countTokens(hidden) - m.tokens), `${m.raw} vs ${countTokens(hidden)} tokens`).toBeLessThanOrEqual(Math.max(4, m.tokens * 0.25)); // bullets between hidden items are not unit tokens
+          // A marker never costs more tokens than what it hides, id included.
+          expect(countTokens(m.raw), m.raw).toBeLessThan(m.tokens);
+          // It names the headings it hides (the first ones).
+          const headings = [...hidden.matchAll(/^ {0,3}#{1,6}[ \t]+(.+)$/gm)];
+          if (headings.length) expect(m.names, `${m.raw} hides ${headings[0]![1]}`).toBeTruthy();
+        }
+        expect(rebuilds(text, out, expansions), `${fidelity}: output + expansions is not the original`).toBe(true);
+      }
+      expect(seen).toBeGreaterThan(3);
+    });
+  }
+
+  it('a single id answers the same text; ids may carry the marker\'s "#"', async () => {
+    const out = (await server.request('POST', '/v1/compress', { key: proKey, body: { text: sampleDocument(), fidelity: 'outline' } })).json.compressed_text;
+    const [m] = markersOf(out);
+    const one = await expand({ id: `#${m!.id}` });
+    expect(one.status).toBe(200);
+    const many = await expand({ ids: [m!.id] });
+    expect(one.json.expansions[0].text).toBe(many.json.expansions[0].text);
+  });
+
+  it('a semantic-cache hit answers the stored bytes, and their ids still expand', async () => {
+    const body = { text: `${read('docs/architecture.md')}\n\nCache probe.`, fidelity: 'balanced' };
+    const first = await server.request('POST', '/v1/compress', { key: proKey, body });
+    const second = await server.request('POST', '/v1/compress', { key: proKey, body });
+    expect(second.headers.get('x-semantic-cache')).toBe('hit');
+    expect(second.text).toBe(first.text);
+    // What the miss stored is swept by age only: a fresh sweep keeps it, and the hit's ids resolve.
+    await sweepMarkers(server.app.services.db);
+    const markers = markersOf(second.json.compressed_text);
+    expect(markers.length).toBeGreaterThan(0);
+    const ex = await expand({ ids: markers.map((m) => m.id) });
+    expect(ex.status).toBe(200);
+    expect(rebuilds(body.text, second.json.compressed_text, new Map(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text])))).toBe(true);
+  });
+
+  it("another caller's id is 404, an unknown one 404, a malformed one 422 with a detail", async () => {
+    const out = (await server.request('POST', '/v1/compress', { key: proKey, body: { text: sampleDocument(), fidelity: 'abstract' } })).json.compressed_text;
+    const id = markersOf(out)[0]!.id;
+    const stolen = await expand({ id }, otherKey);
+    expect(stolen.status).toBe(404);
+    expect(stolen.json.detail).toContain(id);
+    expect(stolen.text).not.toContain('Installation');
+    // One foreign id among the caller's own fails the whole call.
+    expect((await expand({ ids: [id] }, otherKey)).status).toBe(404);
+    const [ref, n] = id.split('.');
+    expect((await expand({ id: `${ref}.${Number(n) + 500}` })).status).toBe(404);
+    expect((await expand({ id: '000000000001.0' })).status).toBe(404);
+    for (const body of [{ id: 'abc' }, { id: '123.4' }, { ids: ['1234567890123.0'] }, { ids: [] }, {}, { id, ids: [id] }, { ids: Array(501).fill(id) }, { id: 5 }]) {
+      const res = await expand(body);
+      expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+      expect(res.json.detail, JSON.stringify(body).slice(0, 80)).toBeDefined();
+    }
+    expect((await server.request('POST', '/v1/expand', { key: null, body: { id } })).status).toBe(401);
+  });
+
+  it('the retention and size sweep drops the oldest originals and their ids', async () => {
+    const key = await newKey(server, 'free');
+    const out = (await server.request('POST', '/v1/compress', { key, body: { text: read('node_modules/piscina/README.md'), fidelity: 'outline' } })).json.compressed_text;
+    const id = markersOf(out)[0]!.id;
+    expect((await expand({ id }, key)).status).toBe(200);
+    await sweepMarkers(server.app.services.db, 1); // a 1-byte cap: everything goes
+    expect((await expand({ id }, key)).status).toBe(404);
+  });
+});
+
+describe(`navigable markers over MCP (${DB_KIND})`, () => {
+  let client: Client;
+  let other: Client;
+  beforeAll(async () => {
+    client = await connectMcp(server.url, proKey);
+    other = await connectMcp(server.url, otherKey);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await other?.close();
+  });
+
+  it('optimize_for_model markers expand through expand_markers exactly as through REST', async () => {
+    const text = read('node_modules/postgres/README.md');
+    const r = await ok(client, 'optimize_for_model', { text, model: 'gpt-4o', fidelity: 'outline' });
+    const markers = markersOf(r.compressed_text);
+    expect(markers.length).toBeGreaterThan(0);
+    const mcp = await ok(client, 'expand_markers', { ids: markers.map((m) => m.id) });
+    const rest = await expand({ ids: markers.map((m) => m.id) });
+    expect(mcp.expansions).toEqual(rest.json.expansions);
+    expect(rebuilds(text, r.compressed_text, new Map(mcp.expansions.map((e: { id: string; text: string }) => [e.id, e.text])))).toBe(true);
+    await fails(other, 'expand_markers', { ids: [markers[0]!.id] }, 'not_found');
+    await fails(client, 'expand_markers', { ids: ['nope'] }, 'validation_error');
+  });
+
+  it('read_skeleton markers come back at RAW from modulate_region marker_ids', async () => {
+    const text = read('node_modules/piscina/README.md');
+    const { file_id } = await ok(client, 'ingest_context', { text, name: 'piscina' });
+    for (const fidelity of LEVELS) {
+      const sk = await ok(client, 'read_skeleton', { file_id, fidelity });
+      const markers = markersOf(sk.skeleton);
+      expect(markers.length).toBe((sk.skeleton.match(ANY_MARKER) ?? []).length);
+      if (!markers.length) continue;
+      const r = await ok(client, 'modulate_region', { file_id, marker_ids: markers.map((m) => m.id) });
+      expect(r.fidelity).toBe('RAW');
+      expect(rebuilds(text, sk.skeleton, new Map(r.markers.map((e: { id: string; text: string }) => [e.id, e.text])))).toBe(true);
+      for (const e of r.markers) expect(text).toContain(e.text);
+    }
+    // Node summaries (modulate_region at a level) carry ids too.
+    const nodes = await ok(client, 'modulate_region', { file_id, fidelity: 'DETAILED' });
+    const compressed = nodes.nodes.filter((n: { method: string }) => n.method === 'compressed');
+    for (const n of compressed) {
+      const ms = markersOf(n.text);
+      if (!ms.length) continue;
+      const r = await ok(client, 'modulate_region', { marker_ids: ms.map((m) => m.id) });
+      for (const e of r.markers) expect(text).toContain(e.text);
+    }
+    const sk = await ok(client, 'read_skeleton', { file_id, fidelity: 'abstract' });
+    await fails(other, 'modulate_region', { marker_ids: [markersOf(sk.skeleton)[0]!.id] }, 'not_found');
+    await fails(client, 'modulate_region', {}, 'validation_error');
+  });
+});
+
+describe('engine: ids are priced like the text they stand in for', () => {
+  it('with ids, no marker hides fewer tokens than it costs, and every span is the hidden text', async () => {
+    let seen = 0;
+    for (const text of [DOCS.postgres!(), DOCS.piscina!(), 'One short line. '.repeat(3), DOCS.sample!()]) {
+      for (const fidelity of LEVELS) {
+        const r = await compressText({ text, fidelity, markerIds: true });
+        const markers = markersOf(r.compressed_text);
+        expect(markers.length).toBe((r.compressed_text.match(ANY_MARKER) ?? []).length);
+        if (!markers.length) {
+          expect(r.markers).toBeUndefined();
+          continue;
+        }
+        expect(r.markers!.spans.length).toBe(markers.length * 2);
+        markers.forEach((m, n) => {
+          seen++;
+          expect(m.id).toBe(`${r.markers!.ref}.${n}`);
+          expect(countTokens(m.raw), m.raw).toBeLessThan(m.tokens);
+        });
+        // Same request, same ids (the semantic cache stores answers verbatim).
+        expect((await compressText({ text, fidelity, markerIds: true })).compressed_text).toBe(r.compressed_text);
+      }
+    }
+    expect(seen).toBeGreaterThan(50);
+  });
+});
