@@ -83,8 +83,8 @@ const MMR_LAMBDA = 0.3;
  * Plain mode: priority a unit gains per detail (name, number, code span) no kept unit holds yet, over
  * cost^DETAIL_EXPONENT; without it a level kept about a third of a document's details (issue 23).
  */
-const DETAIL_WEIGHT = 3;
-const DETAIL_EXPONENT = 0.75;
+const DETAIL_WEIGHT = 10;
+const DETAIL_EXPONENT = 0.9;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
