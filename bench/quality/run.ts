@@ -1,5 +1,5 @@
 // Quality bench: savings, answer retention (with/without query) and two same-budget baselines.
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { rng } from '../lib/rng.js';
 import { compressText, budgetFor } from '../../workers/text/index.js';
 import { getEmbedder } from '../../workers/embed/index.js';
@@ -164,7 +164,7 @@ async function main(): Promise<void> {
   const factRows = await detailRows(eligibleDocs.map((id) => docs.get(id)!), held.texts, shortDocs);
   const cpu = cpus();
   const header = [
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, 1-minute load average ${loadavg()[0]!.toFixed(1)} at the end (retention figures do not depend on load).`,
     `Corpus: ${eligibleDocs.length} documents of >= ${MIN_DOC_TOKENS} tokens (${[...eligibleDocs].map((d) => `${d} ${tokens.get(d)}`).join(', ')} tokens, o200k_base), ${eligible.length} probes (bench/quality/probes.json) that share the answer's rare words, and ${paraphrase.length} paraphrase probes that hardly do (own column; plain and baseline columns are for the first set). Query relevance: ${EMBED.embed ? 'BM25 fused with the shipped sentence-embedding model (--embeddings)' : 'lexical (BM25) only; --embeddings adds the shipped sentence-embedding model as the service does'}. Baselines use the same token budget as the level (share of original tokens); random sentences use seed ${SEED}.`,
     '',
     '| Fidelity | Savings (mean) | Answer retention, query-guided | Same, paraphrase probes | Answer retention, plain | Baseline: first N tokens | Baseline: random sentences |',
