@@ -112,7 +112,9 @@ export function selectUnits(input: SelectInput): Uint8Array {
       heap.push(current, i); // stale entry: redundancy or cover grew since it was queued
       continue;
     }
-    const group = [i, ...input.deps[i]!.filter((d) => !kept[d])];
+    // Requirements are transitive: a row needs its table header, which needs the first row.
+    const group = [i];
+    for (let k = 0; k < group.length; k++) for (const d of input.deps[group[k]!]!) if (!kept[d] && !group.includes(d)) group.push(d);
     if (input.capped?.[i] && input.capTokens !== undefined && cappedUsed + input.cost[i]! > input.capTokens) continue;
     // Tentatively keep the group to price its tokens and marker changes exactly.
     let extra = 0;
