@@ -17,6 +17,8 @@ export interface Probe {
   alternatives?: string[];
   /** Added after the engine's weights were tuned; reported separately too. */
   heldout?: boolean;
+  /** "paraphrase": the query shares few words with its answer; reported separately. */
+  kind?: 'paraphrase';
 }
 
 export function answered(output: string, p: Probe): boolean {
@@ -24,6 +26,8 @@ export function answered(output: string, p: Probe): boolean {
 }
 export interface ProbeFile {
   documents: DocumentRef[];
+  /** Documents never used for tuning: detail retention without a query only. */
+  heldout_documents?: DocumentRef[];
   probes: Probe[];
 }
 

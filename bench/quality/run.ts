@@ -1,5 +1,5 @@
 // Quality bench: savings, answer retention (with/without query) and two same-budget baselines.
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { rng } from '../lib/rng.js';
 import { compressText, budgetFor } from '../../workers/text/index.js';
 import { getEmbedder } from '../../workers/embed/index.js';
@@ -12,7 +12,7 @@ import { parseBlocks } from '../../workers/shared/markdown.js';
 import { buildUnits } from '../../workers/text/units.js';
 import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
-import { answered, loadDocuments, loadProbeFile } from './corpus.js';
+import { answered, loadDocuments, loadProbeFile, type DocumentRef } from './corpus.js';
 import { writeDocSection } from './docfile.js';
 import { factRetention, shortPieces } from './facts.js';
 
@@ -56,14 +56,65 @@ function randomSentences(text: string, budget: number, seed: number): string {
 const pct = (hits: number, total: number) => (total ? (100 * hits) / total : 0);
 const f1 = (x: number) => x.toFixed(1);
 
+interface FactCell {
+  kept: number;
+  head: number;
+  total: number;
+  savings: number;
+}
+
+/** Detail retention without a query over some texts at one level (and the first N tokens at the same budget). */
+async function factCell(texts: string[], level: Fidelity): Promise<FactCell> {
+  const c: FactCell = { kept: 0, head: 0, total: 0, savings: 0 };
+  for (const text of texts) {
+    const r = await compressText({ text, fidelity: level });
+    const f = factRetention(text, r.compressed_text);
+    c.kept += f.kept;
+    c.total += f.total;
+    c.savings += r.savings_percent / texts.length;
+    c.head += factRetention(text, firstTokens(text, budgetFor(r.original_tokens, level))).kept;
+  }
+  return c;
+}
+
+const factText = (c: FactCell) => `${f1(pct(c.kept, c.total))}% (${f1(pct(c.head, c.total))}%) | ${f1(c.savings)}%`;
+
+/** Detail retention rows per level: tuning corpus, held-out documents, short paragraphs. */
+async function detailRows(tuning: string[], heldout: string[], short: string[]): Promise<string[]> {
+  const rows: string[] = [];
+  for (const level of LEVELS) {
+    const cells = [await factCell(tuning, level), await factCell(heldout, level), await factCell(short, level)];
+    rows.push(`| ${level} | ${cells.map(factText).join(' | ')} |`);
+  }
+  return rows;
+}
+
+function heldoutDocs(refs: DocumentRef[]): { texts: string[]; names: string } {
+  const docs = loadDocuments(refs);
+  return {
+    texts: [...docs.values()],
+    names: [...docs].map(([id, t]) => `${id} ${countTokens(t)}`).join(', '),
+  };
+}
+
 async function main(): Promise<void> {
-  const { documents, probes } = loadProbeFile();
+  const { documents, probes, heldout_documents: heldRefs = [] } = loadProbeFile();
   const docs = loadDocuments(documents);
+  const held = heldoutDocs(heldRefs);
+  if (process.argv.includes('--facts')) {
+    // Quick look at detail retention alone (no query probes, docs untouched).
+    const ids = [...docs.keys()].filter((id) => countTokens(docs.get(id)!) >= MIN_DOC_TOKENS);
+    const short = ids.flatMap((id) => shortPieces(docs.get(id)!, countTokens));
+    console.log((await detailRows(ids.map((id) => docs.get(id)!), held.texts, short)).join('\n'));
+    return;
+  }
   const tokens = new Map([...docs].map(([id, t]) => [id, countTokens(t)]));
   // node_modules files can change under a reinstall: a probe whose answer is gone is skipped, loudly.
   const skipped = probes.filter((p) => ![p.answer, ...(p.alternatives ?? [])].every((a) => docs.get(p.doc)?.includes(a)));
   for (const p of skipped) console.warn(`skipped probe (answer not verbatim in ${p.doc} any more): ${p.answer}`);
-  const eligible = probes.filter((p) => !skipped.includes(p) && tokens.get(p.doc)! >= MIN_DOC_TOKENS);
+  const usable = probes.filter((p) => !skipped.includes(p) && tokens.get(p.doc)! >= MIN_DOC_TOKENS);
+  const eligible = usable.filter((p) => p.kind !== 'paraphrase');
+  const paraphrase = usable.filter((p) => p.kind === 'paraphrase');
   const heldout = eligible.filter((p) => p.heldout);
   const heldoutRows: string[] = [];
   const eligibleDocs = [...new Set(eligible.map((p) => p.doc))];
@@ -95,49 +146,38 @@ async function main(): Promise<void> {
       if (answered(firstOut.get(p.doc)!, p)) first++;
       if (answered(randOut.get(p.doc)!, p)) rand++;
     }
+    let para = 0;
+    for (const p of paraphrase) {
+      const r = await compressText({ text: docs.get(p.doc)!, fidelity: level, query: p.query }, EMBED);
+      if (answered(r.compressed_text, p)) para++;
+      else misses.push(`${level} (paraphrase): [${p.doc}] ${p.query}`);
+    }
     const n = eligible.length;
     const qr = pct(q, n), fr = pct(first, n), rr = pct(rand, n);
-    rows.push(`| ${level} | ${f1(savings / eligibleDocs.length)}% | ${f1(qr)}% | ${f1(pct(plain, n))}% | ${f1(fr)}% | ${f1(rr)}% |`);
+    rows.push(`| ${level} | ${f1(savings / eligibleDocs.length)}% | ${f1(qr)}% | ${f1(pct(para, paraphrase.length))}% | ${f1(pct(plain, n))}% | ${f1(fr)}% | ${f1(rr)}% |`);
     heldoutRows.push(`${level} ${f1(pct(qh, heldout.length))}%`);
     const bar = BARS[level];
     if (bar !== undefined && qr < bar) failures.push(`${level}: query-guided retention ${f1(qr)}% < ${bar}%`);
     if (qr <= Math.max(fr, rr)) failures.push(`${level}: not above baselines`);
   }
-  // Detail retention without a query, on the long documents and on their paragraphs of 50-200 tokens.
   const shortDocs = eligibleDocs.flatMap((id) => shortPieces(docs.get(id)!, countTokens));
-  const factRows: string[] = [];
-  for (const level of LEVELS) {
-    const cells: string[] = [];
-    for (const texts of [eligibleDocs.map((id) => docs.get(id)!), shortDocs]) {
-      let kept = 0, total = 0, headKept = 0, savings = 0;
-      for (const text of texts) {
-        const r = await compressText({ text, fidelity: level });
-        const f = factRetention(text, r.compressed_text);
-        kept += f.kept;
-        total += f.total;
-        savings += r.savings_percent;
-        headKept += factRetention(text, firstTokens(text, budgetFor(r.original_tokens, level))).kept;
-      }
-      cells.push(`${f1(pct(kept, total))}% (${f1(pct(headKept, total))}%)`, `${f1(savings / texts.length)}%`);
-    }
-    factRows.push(`| ${level} | ${cells.join(' | ')} |`);
-  }
+  const factRows = await detailRows(eligibleDocs.map((id) => docs.get(id)!), held.texts, shortDocs);
   const cpu = cpus();
   const header = [
-    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}.`,
-    `Corpus: ${eligibleDocs.length} documents of >= ${MIN_DOC_TOKENS} tokens (${[...eligibleDocs].map((d) => `${d} ${tokens.get(d)}`).join(', ')} tokens, o200k_base), ${eligible.length} probes (bench/quality/probes.json). Baselines use the same token budget as the level (share of original tokens); random sentences use seed ${SEED}.`,
+    `Measured ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpu.length} cores (${cpu[0]?.model.trim() ?? 'unknown CPU'}), Node ${process.version}, 1-minute load average ${loadavg()[0]!.toFixed(1)} at the end (retention figures do not depend on load).`,
+    `Corpus: ${eligibleDocs.length} documents of >= ${MIN_DOC_TOKENS} tokens (${[...eligibleDocs].map((d) => `${d} ${tokens.get(d)}`).join(', ')} tokens, o200k_base), ${eligible.length} probes (bench/quality/probes.json) that share the answer's rare words, and ${paraphrase.length} paraphrase probes that hardly do (own column; plain and baseline columns are for the first set). Query relevance: ${EMBED.embed ? 'BM25 fused with the shipped sentence-embedding model (--embeddings)' : 'lexical (BM25) only; --embeddings adds the shipped sentence-embedding model as the service does'}. Baselines use the same token budget as the level (share of original tokens); random sentences use seed ${SEED}.`,
     '',
-    '| Fidelity | Savings (mean) | Answer retention, query-guided | Answer retention, plain | Baseline: first N tokens | Baseline: random sentences |',
-    '|---|---|---|---|---|---|',
+    '| Fidelity | Savings (mean) | Answer retention, query-guided | Same, paraphrase probes | Answer retention, plain | Baseline: first N tokens | Baseline: random sentences |',
+    '|---|---|---|---|---|---|---|',
     ...rows,
     '',
     `Late subset (${heldout.length} probes on further documents, written after the first tuning round and then used for one more diagnosis/retune, so not a clean hold-out), query-guided retention: ${heldoutRows.join(', ')}.` +
       (skipped.length ? ` Skipped ${skipped.length} probes whose answer is no longer in the installed file.` : ''),
     '',
-    `Detail retention without a query: the share of each document's distinct numbers, code spans and code-like names (bench/quality/facts.ts) kept verbatim; in brackets, the first N tokens at the same budget. Short: the ${shortDocs.length} prose paragraphs of 50-200 tokens in the same documents.`,
+    `Detail retention without a query: the share of each document's distinct numbers, code spans and code-like names (bench/quality/facts.ts) kept verbatim; in brackets, the first N tokens at the same budget. Tuning: the corpus above (the engine was tuned on it). Held-out: ${heldRefs.length} further documents never used for tuning (${held.names} tokens; node_modules files change when packages are reinstalled). Short: the ${shortDocs.length} prose paragraphs of 50-200 tokens in the tuning documents.`,
     '',
-    '| Fidelity | Facts kept, long | Savings, long | Facts kept, short | Savings, short |',
-    '|---|---|---|---|---|',
+    '| Fidelity | Facts kept, tuning | Savings, tuning | Facts kept, held-out | Savings, held-out | Facts kept, short | Savings, short |',
+    '|---|---|---|---|---|---|---|',
     ...factRows,
     '',
     `Bars (documents >= 2,000 tokens): query-guided retention >= 95% balanced, >= 90% outline, >= 80% abstract, above both baselines at every level: ${failures.length ? 'FAILED (' + failures.join('; ') + ')' : 'all met'}.`,

@@ -65,7 +65,8 @@ describe('faithful skeleton', () => {
 
   it('summarises fenced code by its first line and keeps fences balanced', async () => {
     const r = await compressText({ text, fidelity: 'balanced' });
-    const fences = r.compressed_text.split('\n').filter((l) => /^\s*```/.test(l));
+    // CommonMark: a backtick fence's info string holds no backtick ("```sql``.simple()```. That…" is inline code).
+    const fences = r.compressed_text.split('\n').filter((l) => /^\s*```[^`]*$/.test(l));
     expect(fences.length % 2).toBe(0);
   });
 

@@ -14,6 +14,7 @@ import type { SimilarityGraph } from './graph.js';
 import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
+import { unitDetails } from './details.js';
 import { markerFor, renderSkeleton, renderWithIds } from './render.js';
 import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
@@ -83,6 +84,12 @@ export interface RecommendResult {
 /** Share of the budget headings may take when chosen for themselves (outline), by mode. */
 const HEADING_SHARE = { plain: 0.3, 'query-guided': 0.15 } as const;
 const MMR_LAMBDA = 0.3;
+/**
+ * Plain mode: priority a unit gains per detail (name, number, code span) no kept unit holds yet, over
+ * cost^DETAIL_EXPONENT; without it a level kept about a third of a document's details (issue 23).
+ */
+const DETAIL_WEIGHT = 10;
+const DETAIL_EXPONENT = 0.9;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
@@ -209,11 +216,13 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   // Plain mode only: in query mode the fused rank already decides, and short generic units must not outrank the match.
   if (!query) priority = lengthAdjusted(priority, a.tokens);
   const capped = a.units.map((u) => u.kind === 'heading');
+  const details = query ? undefined : unitDetails(text, a.units);
   const select = (b: number) =>
     selectUnits({
       cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
       markerCost: markerCost(tokenizer, ref), capped,
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
+      details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT,
     });
 
   type Choice = { out: string; tokens: number; kept: Uint8Array };

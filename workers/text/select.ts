@@ -18,6 +18,11 @@ export interface SelectInput {
   capTokens?: number;
   /** Redundancy weight (lambda in MMR). */
   lambda?: number;
+  /** Detail ids per unit (names, numbers, code spans): a unit gains for each one no kept unit holds yet. */
+  details?: readonly (readonly number[])[];
+  /** Priority gained per new detail, divided by cost^detailExponent so dense units buy the most details per token. */
+  detailWeight?: number;
+  detailExponent?: number;
 }
 
 /** Binary max-heap of [value, id]. */
@@ -75,7 +80,10 @@ export function selectUnits(input: SelectInput): Uint8Array {
   const lambda = input.lambda ?? 0.5;
   const redundancy = new Float64Array(n);
   const heap = new Heap();
-  for (let i = 0; i < n; i++) heap.push(input.priority[i]!, i);
+  const details = input.details;
+  const dw = details ? input.detailWeight ?? 0 : 0;
+  const dexp = input.detailExponent ?? 0.5;
+  const covered = new Set<number>();
   let used = 0;
   let cappedUsed = 0;
   let runs = n > 0 ? 1 : 0; // everything starts as one elided run
@@ -86,18 +94,33 @@ export function selectUnits(input: SelectInput): Uint8Array {
     return l && r ? 1 : !l && !r ? -1 : 0;
   };
   const group: number[] = []; // reused: one array per pop was most of the loop's cost
+  /**
+   * Priority plus the value of the unit's details not yet covered, per token it really costs: its own
+   * tokens and the marker it adds (next to kept text) or saves (filling a gap).
+   */
+  const valueOf = (i: number) => {
+    let v = input.priority[i]! - lambda * redundancy[i]!;
+    if (dw) {
+      let fresh = 0;
+      for (const d of details![i]!) if (!covered.has(d)) fresh++;
+      if (fresh) v += (fresh * dw) / Math.pow(Math.max(1, input.cost[i]! + runDelta(i) * input.markerCost), dexp);
+    }
+    return v;
+  };
+  for (let i = 0; i < n; i++) heap.push(valueOf(i), i);
   while (heap.size) {
     const i = heap.pop();
     const value = heap.topValue;
     if (kept[i]) continue;
-    const current = input.priority[i]! - lambda * redundancy[i]!;
+    const current = valueOf(i);
     if (current < value - 1e-12) {
-      heap.push(current, i); // stale entry: redundancy grew since it was queued
+      heap.push(current, i); // stale entry: redundancy or cover grew since it was queued
       continue;
     }
+    // Requirements are transitive: a row needs its table header, which needs the first row.
     group.length = 0;
     group.push(i);
-    for (const d of input.deps[i]!) if (!kept[d]) group.push(d);
+    for (let k = 0; k < group.length; k++) for (const d of input.deps[group[k]!]!) if (!kept[d] && !group.includes(d)) group.push(d);
     if (input.capped?.[i] && input.capTokens !== undefined && cappedUsed + input.cost[i]! > input.capTokens) continue;
     // Tentatively keep the group to price its tokens and marker changes exactly.
     let extra = 0;
@@ -116,10 +139,13 @@ export function selectUnits(input: SelectInput): Uint8Array {
     runs += dRuns;
     if (input.capped?.[i]) cappedUsed += input.cost[i]!;
     for (const g of group) {
+      if (dw) for (const d of details![g]!) covered.add(d);
       const nb = input.neighbors[g]!;
       const sim = input.similarity[g]!;
       for (let k = 0; k < nb.length; k++) if (sim[k]! > redundancy[nb[k]!]!) redundancy[nb[k]!] = sim[k]!;
     }
+    // A neighbour of kept text got cheaper (it now saves or adds no marker): queue its new value.
+    if (dw) for (const g of group) for (const j of [g - 1, g + 1]) if (isDropped(j)) heap.push(valueOf(j), j);
   }
   return kept;
 }

@@ -7,6 +7,9 @@ export const CODE_CHUNK_LINES = 12;
 
 const isBlank = (text: string, l: { start: number; end: number }) => text.slice(l.start, l.end).trim() === '';
 
+/** A "heading" of more words than this is prose (a README flattened to one "# ..." line). */
+export const LONG_HEADING_WORDS = 25;
+
 export type UnitKind = 'heading' | 'sentence' | 'table-head' | 'row' | 'code-head' | 'code-body' | 'code' | 'html';
 
 export interface Unit {
@@ -29,20 +32,21 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
     units.push({ indexInBlock: 0, requires: [], lineCount: 1, ...u });
     return units.length - 1;
   };
+  const sentencesOf = (blk: Block, b: number) =>
+    splitSentences(text.slice(blk.contentStart, blk.contentEnd)).forEach((s, k) =>
+      add({ kind: 'sentence', block: b, start: blk.contentStart + s.start, end: blk.contentStart + s.end, indexInBlock: k }),
+    );
   blocks.forEach((blk, b) => {
     switch (blk.kind) {
       case 'heading':
-        add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
+        if (text.slice(blk.contentStart, blk.contentEnd).trim().split(/\s+/).length > LONG_HEADING_WORDS) sentencesOf(blk, b);
+        else add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
         break;
       case 'paragraph':
       case 'list':
-      case 'quote': {
-        const content = text.slice(blk.contentStart, blk.contentEnd);
-        splitSentences(content).forEach((s, k) =>
-          add({ kind: 'sentence', block: b, start: blk.contentStart + s.start, end: blk.contentStart + s.end, indexInBlock: k }),
-        );
+      case 'quote':
+        sentencesOf(blk, b);
         break;
-      }
       case 'table': {
         const head = add({ kind: 'table-head', block: b, start: blk.lines[0]!.start, end: blk.lines[Math.min(1, blk.lines.length - 1)]!.end });
         for (let r = 2; r < blk.lines.length; r++) {
