@@ -50,7 +50,9 @@ describe('short inputs keep their content', () => {
       expect(r.compressed_text).toContain('5,000 nodes');
       expect(countTokens(keptText(r.compressed_text))).toBeGreaterThan(markers(r.compressed_text).reduce((s, m) => s + countTokens(m), 0));
     }
-    expect(byLevel.detailed).toBeGreaterThan(byLevel.balanced!);
+    // Detailed keeps more than balanced, unless balanced already keeps the whole paragraph.
+    if (byLevel.balanced! < countTokens(OVERVIEW)) expect(byLevel.detailed).toBeGreaterThan(byLevel.balanced!);
+    else expect(byLevel.detailed).toBe(byLevel.balanced);
     expect(byLevel.balanced).toBeGreaterThan(byLevel.outline!);
   });
 
