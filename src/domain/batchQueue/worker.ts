@@ -17,7 +17,6 @@ import { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError } from '../errors.js';
 import type { DocumentRow } from './jobs.js';
-import { ResultWriter } from './results.js';
 
 type Claimed = DocumentRow & { owner_id: string; key_id: string | null };
 
@@ -34,7 +33,6 @@ export class BatchQueueWorker {
   /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
   private readonly metering = new Set<Promise<void>>();
   private readonly controller = new AbortController();
-  private results: ResultWriter | null = null;
   private filling: Promise<void> | null = null;
   private again = false;
   private closed = true;
@@ -180,10 +178,23 @@ export class BatchQueueWorker {
     if (principal.monthlyQuota != null) await metered;
   }
 
-  /** Writes the document's result and the job's counters atomically (grouped with others finishing now); false when the lease was lost. */
-  private store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null): Promise<boolean> {
-    this.results ??= new ResultWriter(this.services!.db, this.instanceId);
-    return this.results.write({ job_id: doc.job_id, ordinal: doc.ordinal, result, error: error === null ? null : storableText(error.slice(0, 2000)) });
+  /** Writes the document's result and the job's counters in one statement (atomic); false when the lease was lost. */
+  private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null): Promise<boolean> {
+    const rows = await this.services!.db.query(
+      `with d as (
+         update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
+          where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
+       )
+       update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
+              status = case when succeeded + failed + 1 >= total then 'completed' else status end,
+              finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
+        where id = (select job_id from d) returning id`,
+      [
+        doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000)),
+        result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0,
+      ],
+    );
+    return rows.length > 0;
   }
 
   /** The job's caller as of at most a second ago: the key must still be active (a revoked key stops its job). */
