@@ -8,19 +8,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { benchDocuments } from '../batch/documents.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? 1000);
 const BATCH = 50; // the synchronous route's limit
 
-const SECTIONS = [
-  ['Installation', 'Install the package with npm. The service requires Node.js 20 or newer. Native addons are compiled with node-gyp during installation, which needs python3, make and a C++ compiler.'],
-  ['Configuration', 'Set PORT to change the listening port; the default is 8080. Set DATABASE_URL to use PostgreSQL instead of the embedded database. Never commit API keys to a repository.'],
-  ['Authentication', 'Every request under /v1 needs a bearer token. A revoked key is rejected within five seconds on every instance. Keys are stored as SHA-256 hashes, never in plain text.'],
-  ['Troubleshooting', 'If the server answers 503 with a Retry-After header, the compute pool is saturated and the client should retry later. A 413 status means the body exceeded the configured limit.'],
-];
-/** A distinct document per index (about 2,000 characters). */
-const documentText = (i: number) =>
-  SECTIONS.map(([h, p], k) => `## ${h}\n\n${p} Section ${k} of document ${i} was reviewed in week ${(i * 7 + k) % 52}.`).join('\n\n').repeat(2);
 
 const root = packageRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-batchq-'));
@@ -33,7 +25,7 @@ const output = service.output();
 const key = /(gc_[0-9a-f]{32})/.exec(output)![1]!;
 const url = `http://127.0.0.1:${/"port":(\d+)/.exec(output)![1]}`;
 const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-const documents = Array.from({ length: DOCS }, (_, i) => ({ id: `d${i}`, text: documentText(i) }));
+const documents = benchDocuments(DOCS);
 
 try {
   // Synchronous: 50 documents per request, one request at a time (4 documents in flight, as the queue's default).
