@@ -36,7 +36,7 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
     // Notifications about this call go on its own response stream; a client gone away just misses them.
     const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);
     const token = request.params._meta?.progressToken;
-    const listedBefore = toolList(session.toolsets).length;
+    const toolsets = session.toolsets;
     const result = await callTool(name, request.params.arguments, {
       services,
       principal: caller.principal,
@@ -47,8 +47,8 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
       onProgress: token === undefined ? undefined : (u) => send({ method: 'notifications/progress', params: { progressToken: token, ...u } }),
       log: (level, data) => logs(session, level) && send({ method: 'notifications/message', params: { level, logger: name, data } }),
     });
-    // tool_help's enable_toolsets widened what this session lists.
-    if (toolList(session.toolsets).length !== listedBefore) void server.sendToolListChanged().catch(() => undefined);
+    // tool_help's enable_toolsets widened what this session lists (it replaces session.toolsets).
+    if (session.toolsets !== toolsets && toolList(session.toolsets).length !== toolList(toolsets).length) void server.sendToolListChanged().catch(() => undefined);
     return result;
   });
   registerResources(server, services, caller);
