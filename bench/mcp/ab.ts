@@ -63,11 +63,13 @@ try {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]! / 1000;
   const mcpOnly = await measurePair(old.mcp, now.mcp, N);
   const cpu = await measureCpu([old.pid, now.pid], old.mcp, now.mcp, 10, Math.ceil(N / 10));
+  const restCpu = await measureCpu([old.pid, now.pid], old.rest, now.rest, 10, Math.ceil(N / 10));
   console.log(`\nbaseline ${baselineRoot} vs this build (${new Date().toISOString()}; 1-min load average ${loadavg()[0]!.toFixed(1)}; n = ${N})\n`);
-  console.log('| build | MCP − REST, median of paired differences ms | MCP p50 ms | MCP service CPU µs/call | MCP client CPU µs/call |');
+  console.log('| build | MCP − REST, median of paired differences ms | MCP p50 ms | CPU µs/call, service: MCP / REST | client: MCP / REST |');
   console.log('|---|---:|---:|---:|---:|');
-  console.log(`| baseline | ${median(diffs.old).toFixed(3)} | ${mcpOnly.a.p50} | ${cpu.a.server.toFixed(0)} | ${cpu.a.client.toFixed(0)} |`);
-  console.log(`| this build | ${median(diffs.now).toFixed(3)} | ${mcpOnly.b.p50} | ${cpu.b.server.toFixed(0)} | ${cpu.b.client.toFixed(0)} |`);
+  const f = (x: number) => x.toFixed(0);
+  console.log(`| baseline | ${median(diffs.old).toFixed(3)} | ${mcpOnly.a.p50} | ${f(cpu.a.server)} / ${f(restCpu.a.server)} | ${f(cpu.a.client)} / ${f(restCpu.a.client)} |`);
+  console.log(`| this build | ${median(diffs.now).toFixed(3)} | ${mcpOnly.b.p50} | ${f(cpu.b.server)} / ${f(restCpu.b.server)} | ${f(cpu.b.client)} / ${f(restCpu.b.client)} |`);
   console.log(`\nMCP this build − baseline, median of paired differences: ${mcpOnly.diffP50.toFixed(3)} ms`);
 } finally {
   await old.close();
