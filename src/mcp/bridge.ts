@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type uWS from 'uWebSockets.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../domain/errors.js';
@@ -14,6 +13,8 @@ import { mcpResource, scopeShortfall } from './oauth.js';
 import { transportRefusal } from './origin.js';
 import { allTools } from './registry.js';
 import { parseToolsets, toolsetNames, type Toolsets } from './toolsets.js';
+import { pipeResponse } from './pipe.js';
+import { transportRequest } from './transportRequest.js';
 import type { McpEntry, SessionStore } from './sessions.js';
 
 /** Toolsets a client asks to see listed: `?toolsets=a,b` on the MCP URL, else the X-MCP-Toolsets header. */
@@ -29,7 +30,7 @@ function isInitialize(body: unknown): boolean {
 
 /**
  * /mcp on uWebSockets.js: authenticate, pick the session (or a one-shot server), hand the SDK's
- * web-standard transport a Request, and stream its Response back with back-pressure.
+ * web-standard transport the request (transportRequest.ts), and send its Response back (pipe.ts).
  */
 export function createMcpHandler(services: Services, sessions: SessionStore): RawHandler {
   return (res, req, bodies) => {
@@ -40,11 +41,9 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       headers[k] = v;
     });
     const requestId = randomUUID();
-    const abort = new AbortController();
     let aborted = false;
     res.onAborted(() => {
       aborted = true;
-      abort.abort();
       body?.abort();
     });
     // Attached now (before any await) and paused: the body is read only once the caller checks out.
@@ -114,13 +113,8 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         entry = await sessions.oneShot(principal, base, requestedToolsets(query, headers));
       }
       try {
-        const request = new Request(`http://localhost/mcp${query ? `?${query}` : ''}`, {
-          method,
-          headers,
-          // A parsed body goes to the transport as parsedBody; the raw bytes only when JSON.parse failed.
-          body: raw && raw.length && parsed === undefined ? new Uint8Array(raw) : undefined,
-          signal: abort.signal,
-        });
+        const unparsed = raw && raw.length && parsed === undefined ? new Uint8Array(raw) : null;
+        const request = transportRequest(method, `http://localhost/mcp${query ? `?${query}` : ''}`, headers, unparsed);
         const response = await entry.transport.handleRequest(request, {
           parsedBody: parsed,
           authInfo: { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: new URL(resource) },
@@ -131,49 +125,4 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       }
     }
   };
-}
-
-/** JSON answers go out in one write; SSE streams chunk by chunk, waiting whenever the socket is full. */
-async function pipeResponse(res: uWS.HttpResponse, response: Response, requestId: string, isAborted: () => boolean): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((v, k) => {
-    if (k !== 'content-length' && k !== 'transfer-encoding') headers[k] = v;
-  });
-  const streaming = (headers['content-type'] ?? '').startsWith('text/event-stream');
-  if (!streaming || !response.body) {
-    const body = new Uint8Array(await response.arrayBuffer());
-    const { 'content-type': contentType, ...rest } = headers;
-    if (!isAborted()) writeReply(res, response.status, { raw: body, contentType: contentType ?? 'application/json', headers: rest }, requestId, false);
-    return;
-  }
-  res.cork(() => {
-    res.writeStatus(String(response.status));
-    res.writeHeader('x-request-id', requestId);
-    for (const [k, v] of Object.entries(headers)) res.writeHeader(k, v);
-  });
-  const reader = response.body.getReader();
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (isAborted()) return;
-      if (done) {
-        res.cork(() => res.end());
-        return;
-      }
-      let ok = true;
-      res.cork(() => {
-        ok = res.write(value);
-      });
-      if (!ok) {
-        await new Promise<void>((resolve) =>
-          res.onWritable(() => {
-            resolve();
-            return true;
-          }),
-        );
-      }
-    }
-  } finally {
-    if (isAborted()) await reader.cancel().catch(() => undefined);
-  }
 }

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
@@ -17,12 +18,19 @@ export interface Caller {
   baseUrl: string;
 }
 
+/**
+ * One validator for every server: each Server otherwise builds its own Ajv with formats (about 1 ms),
+ * which a one-shot call pays on every request. Only elicitation would use it, and no tool elicits.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+
 /** One low-level MCP server per session (or per stateless request); each call reads its caller afresh. */
 export function createMcpServer(services: Services, caller: Caller, session: SessionState): Server {
   const server = new Server(
     { ...SERVER_INFO, version: services.config.version },
     {
       capabilities: { tools: { listChanged: true }, logging: {}, resources: {}, prompts: {}, completions: {} },
+      jsonSchemaValidator: (validator ??= new AjvJsonSchemaValidator()),
       instructions: 'Call gc_pre_flight first. tools/list shows the core tools; tool_help describes every tool, and its enable_toolsets lists more.',
     },
   );
@@ -36,7 +44,7 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
     // Notifications about this call go on its own response stream; a client gone away just misses them.
     const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);
     const token = request.params._meta?.progressToken;
-    const listedBefore = toolList(session.toolsets).length;
+    const toolsets = session.toolsets;
     const result = await callTool(name, request.params.arguments, {
       services,
       principal: caller.principal,
@@ -47,8 +55,8 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
       onProgress: token === undefined ? undefined : (u) => send({ method: 'notifications/progress', params: { progressToken: token, ...u } }),
       log: (level, data) => logs(session, level) && send({ method: 'notifications/message', params: { level, logger: name, data } }),
     });
-    // tool_help's enable_toolsets widened what this session lists.
-    if (toolList(session.toolsets).length !== listedBefore) void server.sendToolListChanged().catch(() => undefined);
+    // tool_help's enable_toolsets widened what this session lists (it replaces session.toolsets).
+    if (session.toolsets !== toolsets && toolList(session.toolsets).length !== toolList(toolsets).length) void server.sendToolListChanged().catch(() => undefined);
     return result;
   });
   registerResources(server, services, caller);

@@ -94,13 +94,11 @@ describe(`MCP transport (${DB_KIND})`, () => {
 });
 
 describe(`MCP streaming through the bridge (${DB_KIND})`, () => {
-  it('streams POST answers as SSE through the bridge when configured', async () => {
+  it('streams answers that carry notifications as SSE, and sends a bare answer as one JSON body', async () => {
     const sse = await startTestServer({ mcpSseResponses: true });
     const sseClient = await connectMcp(sse.url, sse.ownerKey);
-    try {
-      const result = await call(sseClient, 'estimate_tokens', { text: 'streamed answer' });
-      expect(result.data.accurate_tokens).toBeGreaterThan(0);
-      const raw = await fetch(`${sse.url}/mcp`, {
+    const post = (body: unknown) =>
+      fetch(`${sse.url}/mcp`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${sse.ownerKey}`,
@@ -109,12 +107,26 @@ describe(`MCP streaming through the bridge (${DB_KIND})`, () => {
           'mcp-session-id': (sseClient as unknown as { _transport: { sessionId: string } })._transport.sessionId,
           'mcp-protocol-version': '2025-06-18',
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+        body: JSON.stringify(body),
       });
-      expect(raw.headers.get('content-type')).toContain('text/event-stream');
-      const text = await raw.text();
-      expect(text).toMatch(/^(event: message\n)?(id: .*\n)?data: /m);
-      expect(text).toContain('"id":9');
+    try {
+      const progress: number[] = [];
+      const result = await sseClient.callTool({ name: 'estimate_tokens', arguments: { text: 'streamed answer' } }, undefined, { onprogress: (p) => progress.push(p.progress) });
+      expect((result.structuredContent as { accurate_tokens: number }).accurate_tokens).toBeGreaterThan(0);
+      expect(progress.length).toBeGreaterThan(0);
+
+      const streamed = await post({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'estimate_tokens', arguments: { text: 'x' }, _meta: { progressToken: 'p8' } } });
+      expect(streamed.headers.get('content-type')).toContain('text/event-stream');
+      const events = (await streamed.text()).split('\n\n').filter(Boolean);
+      expect(events[0]).toMatch(/^event: message\ndata: .*"notifications\/progress"/);
+      expect(events.at(-1)).toMatch(/^event: message\ndata: .*"id":8/);
+
+      const bare = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' });
+      expect(bare.headers.get('content-type')).toContain('application/json');
+      expect(bare.headers.get('mcp-session-id')).toBeTruthy();
+      const body = (await bare.json()) as { id: number; result: { tools: unknown[] } };
+      expect(body.id).toBe(9);
+      expect(body.result.tools.length).toBeGreaterThan(0);
     } finally {
       await sseClient.close();
       await sse.close();

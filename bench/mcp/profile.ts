@@ -1,0 +1,118 @@
+// Where MCP's extra time goes: the same number of estimate_tokens calls over MCP and of
+// /v1/recommend calls over REST, each against its own service child started with --cpu-prof
+// (startup costs the same in both and cancels out), and the SDK client profiled in this process.
+// Prints self time per function and per area, MCP minus REST, in µs per call.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { packageRoot } from '../../src/lib/root.js';
+import { newKey, serviceEnv } from './service.js';
+import { spawnUntil, stop } from '../lib/spawn.js';
+
+const N = Number(process.env.BENCH_N ?? 3000);
+const TOP = Number(process.env.PROFILE_TOP ?? 25);
+const root = packageRoot();
+const small = 'Estimate the tokens of this short sentence, please.';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+}
+interface Profile {
+  nodes: Node[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Self time (µs) per function key, over every profile in a directory (main thread and workers). */
+function selfTimes(profiles: Profile[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of profiles) {
+    const byId = new Map(p.nodes.map((n) => [n.id, n]));
+    p.samples.forEach((id, i) => {
+      const f = byId.get(id)!.callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/dist\//, '')}:${f.lineNumber + 1}`;
+      out.set(key, (out.get(key) ?? 0) + (p.timeDeltas[i] ?? 0));
+    });
+  }
+  return out;
+}
+
+function area(key: string): string {
+  const rules: [RegExp, string][] = [
+    [/@modelcontextprotocol\/sdk\/dist\/esm\/server\//, 'sdk server transport'],
+    [/@modelcontextprotocol\/sdk\/dist\/esm\/client\//, 'sdk client transport'],
+    [/@modelcontextprotocol\/sdk\/dist\/esm\/shared\//, 'sdk protocol'],
+    [/@modelcontextprotocol\/sdk|zod\//, 'sdk schemas (zod)'],
+    [/ajv/, 'ajv'],
+    [/ src\/mcp\//, 'src/mcp'],
+    [/ src\/(http|auth)\//, 'src/http+auth'],
+    [/ src\//, 'src other'],
+    [/undici|webstreams|internal\/(web|url|fetch)/, 'node fetch/web streams/URL'],
+    [/^\(garbage collector\)/, 'gc'],
+  ];
+  return rules.find(([re]) => re.test(key))?.[1] ?? 'other';
+}
+
+function readProfiles(dir: string): Profile[] {
+  return readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Profile);
+}
+
+function report(title: string, mcp: Map<string, number>, rest: Map<string, number>): void {
+  const keys = new Set([...mcp.keys(), ...rest.keys()]);
+  const diff = [...keys].map((k) => [k, ((mcp.get(k) ?? 0) - (rest.get(k) ?? 0)) / N] as const).filter(([k]) => !/^\((idle|program)\)/.test(k));
+  const areas = new Map<string, number>();
+  for (const [k, us] of diff) areas.set(area(k), (areas.get(area(k)) ?? 0) + us);
+  console.log(`\n## ${title}: self time, MCP − REST, µs per call (n = ${N})\n`);
+  console.log('| area | µs/call |\n|---|---:|');
+  for (const [a, us] of [...areas].sort((x, y) => y[1] - x[1])) console.log(`| ${a} | ${us.toFixed(1)} |`);
+  console.log('\n| function | µs/call |\n|---|---:|');
+  for (const [k, us] of diff.sort((x, y) => y[1] - x[1]).slice(0, TOP)) console.log(`| ${k} | ${us.toFixed(1)} |`);
+}
+
+/** Runs `calls` against a fresh profiled service; returns the service's and this process's self times. */
+async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, number>; client: Map<string, number> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-mcp-'));
+  const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
+  const key = newKey(root, dataDir, 'pro');
+  const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/, 60_000, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
+  const base = `http://127.0.0.1:${service.match[1]}`;
+  const session = new Session();
+  session.connect();
+  let client: Client | null = null;
+  try {
+    let call: () => Promise<unknown>;
+    if (kind === 'mcp') {
+      client = new Client({ name: 'bench-mcp', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
+      call = () => client!.callTool({ name: 'estimate_tokens', arguments: { text: small } });
+    } else {
+      call = async () => {
+        const res = await fetch(`${base}/v1/recommend`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ document: small }) });
+        await res.arrayBuffer();
+      };
+    }
+    for (let i = 0; i < 200; i++) await call();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.start');
+    for (let i = 0; i < N; i++) await call();
+    const { profile } = await session.post('Profiler.stop');
+    await client?.close();
+    await stop(service.child);
+    return { server: selfTimes(readProfiles(profDir)), client: selfTimes([profile as unknown as Profile]) };
+  } finally {
+    session.disconnect();
+    if (service.child.exitCode === null) await stop(service.child);
+    rmSync(dataDir, { recursive: true, force: true });
+    if (process.env.PROFILE_KEEP) console.log(`${kind} profiles kept in ${profDir}`);
+    else rmSync(profDir, { recursive: true, force: true });
+  }
+}
+
+const rest = await profiled('rest');
+const mcp = await profiled('mcp');
+report('service (all threads)', mcp.server, rest.server);
+report('client (this process)', mcp.client, rest.client);
