@@ -13,12 +13,19 @@ function wrap(target: PgliteTx): Queryable {
   };
 }
 
-/** Embedded PostgreSQL (WASM) in a data folder, so a new user needs no database server. */
-export async function openPglite(dataDir: string): Promise<Db> {
-  const inMemory = dataDir === 'memory://';
-  if (!inMemory) mkdirSync(dataDir, { recursive: true });
-  const pg = inMemory ? new PGlite() : new PGlite(dataDir);
-  await pg.waitReady;
+// A dumped data dir (PGlite.dumpDataDir) that in-memory databases start from instead of an initdb.
+let memoryTemplate: Blob | null = null;
+
+/**
+ * Starts every later in-memory database from a copy of this dump (null: empty again). The test suite
+ * dumps a migrated database once per run, which spares each test server the initdb and the migrations.
+ */
+export function startMemoryDatabasesFrom(dump: Blob | null): void {
+  memoryTemplate = dump;
+}
+
+/** The Db over an open PGlite. */
+export function pgliteDb(pg: PGlite): Db {
   const base = wrap(pg);
   return {
     kind: 'pglite',
@@ -26,4 +33,13 @@ export async function openPglite(dataDir: string): Promise<Db> {
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     close: () => pg.close(),
   };
+}
+
+/** Embedded PostgreSQL (WASM) in a data folder, so a new user needs no database server. */
+export async function openPglite(dataDir: string): Promise<Db> {
+  const inMemory = dataDir === 'memory://';
+  if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  const pg = !inMemory ? new PGlite(dataDir) : memoryTemplate ? new PGlite({ loadDataDir: memoryTemplate }) : new PGlite();
+  await pg.waitReady;
+  return pgliteDb(pg);
 }

@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
 import postgres from 'postgres';
 import { startApp, type AppOptions, type RunningApp } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/lib/log.js';
+import { startMemoryDatabasesFrom } from '../../src/store/pglite.js';
+import { databaseUrl } from './globalSetup.js';
 
 export interface TestServer {
   app: RunningApp;
@@ -23,18 +27,28 @@ export interface TestResponse {
 /** Which database path this run exercises: PostgreSQL when DATABASE_URL is set, PGlite otherwise. */
 export const DB_KIND = process.env.DATABASE_URL ? 'postgres' : 'pglite';
 
-/** A fresh, empty PostgreSQL database per server, dropped on close; PGlite in memory otherwise. */
+// The migrated database test/helpers/globalSetup.ts made for this run; TEST_DB_TEMPLATE=false starts
+// every database empty instead (each server then runs the migrations itself, as a first start does).
+const template = process.env.TEST_DB_TEMPLATE === 'false' ? null : inject('databaseTemplate');
+let pgliteLoaded = false;
+
+/**
+ * A fresh database per server: a new PostgreSQL database (dropped on close) created from the run's
+ * migrated template, or an in-memory PGlite started from the run's migrated dump.
+ */
 export async function freshDatabase(): Promise<{ databaseUrl: string | null; dataDir: string; drop(): Promise<void> }> {
   const admin = process.env.DATABASE_URL;
-  if (!admin) return { databaseUrl: null, dataDir: 'memory://', drop: async () => {} };
+  if (!admin) {
+    if (!pgliteLoaded && template?.pgliteDump) startMemoryDatabasesFrom(new Blob([readFileSync(template.pgliteDump)]));
+    pgliteLoaded = true;
+    return { databaseUrl: null, dataDir: 'memory://', drop: async () => {} };
+  }
   const name = `gc_test_${randomBytes(6).toString('hex')}`;
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  await sql.unsafe(`create database ${name}`);
+  await sql.unsafe(template?.postgresTemplate ? `create database ${name} template ${template.postgresTemplate}` : `create database ${name}`);
   await sql.end();
-  const url = new URL(admin);
-  url.pathname = `/${name}`;
   return {
-    databaseUrl: url.toString(),
+    databaseUrl: databaseUrl(admin, name),
     dataDir: 'memory://',
     async drop() {
       const s = postgres(admin, { max: 1, onnotice: () => {} });

@@ -1,12 +1,10 @@
-// The background worker of queued batch jobs, designed like the workflow RunExecutor: the state lives in
-// the database and this class only works on documents it holds a lease on.
+// The background worker of queued batch jobs, on the same LeasedRunner loop as the workflow RunExecutor:
+// the state lives in the database and this class only works on documents it holds a lease on.
 //   pending ──claim──▶ running ──▶ succeeded | failed
 // A claim takes pending documents, or running ones whose lease lapsed (their process died), oldest job
 // first, and counts an attempt. A heartbeat renews the leases of the documents in flight. A result is
 // written with the job's counters in one statement, conditioned on still holding the lease and the
 // document still running: a stored result is final and never overwritten, even by a stale holder.
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Principal } from '../../auth/principal.js';
 import { isPlan } from '../../auth/plans.js';
 import type { RunSettings } from '../../config.js';
@@ -16,111 +14,62 @@ import type { Services } from '../../services.js';
 import { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError } from '../errors.js';
+import { LeasedRunner } from '../platform/leasedRunner.js';
 import type { DocumentRow } from './jobs.js';
 
 type Claimed = DocumentRow & { owner_id: string; key_id: string | null };
 
-export class BatchQueueWorker {
-  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private services: Services | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
-  private readonly active = new Map<string, Promise<void>>();
-  /** Documents claimed (leased to this instance) and not started yet. */
-  private buffer: Claimed[] = [];
   /** Principals by key for a second: one lookup per key and second instead of one per document. */
   private readonly principals = new Map<string, { at: number; principal: Promise<Principal | null> }>();
   /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
   private readonly metering = new Set<Promise<void>>();
-  private readonly controller = new AbortController();
-  private filling: Promise<void> | null = null;
-  private again = false;
-  private closed = true;
 
   constructor(
     private readonly settings: RunSettings,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    super(settings, log, 'batch queue');
+  }
 
   /** Starts polling for pending and abandoned documents; unfinished jobs of a previous process resume here. */
   start(services: Services): void {
     this.services = services;
-    this.closed = false;
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
-    this.heartbeat.unref();
-    this.kick();
+    this.startLoop();
   }
 
-  /** Looks for work now (a job was just queued). */
-  kick(): void {
-    if (this.closed) return;
-    if (this.filling) {
-      this.again = true;
-      return;
-    }
-    this.filling = this.fill()
-      .catch((err) => this.log.warn('batch queue claim failed', { error: err instanceof Error ? err.message : String(err) }))
-      .finally(() => {
-        this.filling = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+  protected keyOf(doc: Claimed): string {
+    return `${doc.job_id}:${doc.ordinal}`;
   }
 
-  /** Documents compressing in this process now. */
-  get running(): number {
-    return this.active.size;
+  protected describe(doc: Claimed): Record<string, unknown> {
+    return { job_id: doc.job_id, index: doc.ordinal };
   }
 
-  /**
-   * Stops claiming, cancels the documents in flight and hands their leases back (expired now) so the
-   * next process resumes them at once. Call before the pool and the database close.
-   */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    await this.filling;
-    this.controller.abort();
-    await Promise.allSettled([...this.active.values()]);
+  // Claimed a few slots ahead (their leases renewed by the heartbeat): one claim per several documents.
+  protected override claimSize(): number {
+    return this.settings.concurrency * 2;
+  }
+
+  /** One statement renews every document this instance holds; a stored result is conditioned on the lease anyway. */
+  protected async renew(): Promise<void> {
+    await this.services!.db.query(
+      `update batch_job_documents set lease_expires_at = now() + ($2::int * interval '1 millisecond') where lease_owner = $1 and status = 'running'`,
+      [this.instanceId, this.settings.leaseMs],
+    );
+  }
+
+  /** Hands back (expired now) the leases of documents stopped or never started, so the next process resumes them at once. */
+  protected override async released(): Promise<void> {
     await Promise.allSettled([...this.metering]);
-    this.buffer = []; // their leases are handed back below with the others
     await this.services?.db
       .query(`update batch_job_documents set lease_expires_at = now() where lease_owner = $1 and status = 'running'`, [this.instanceId])
       .catch(() => undefined);
   }
 
-  private async beat(): Promise<void> {
-    if ((!this.active.size && !this.buffer.length) || this.closed) return;
-    await this.services!.db.query(
-      `update batch_job_documents set lease_expires_at = now() + ($2::int * interval '1 millisecond') where lease_owner = $1 and status = 'running'`,
-      [this.instanceId, this.settings.leaseMs],
-    ).catch((err) => this.log.warn('batch queue heartbeat failed', { error: err instanceof Error ? err.message : String(err) }));
-  }
-
-  private async fill(): Promise<void> {
-    while (!this.closed && this.active.size < this.settings.concurrency) {
-      // Claimed a few slots ahead (their leases renewed by the heartbeat): one claim per several documents.
-      if (!this.buffer.length) this.buffer = await this.claim(this.settings.concurrency * 2);
-      const doc = this.buffer.shift();
-      if (!doc) return;
-      const key = `${doc.job_id}:${doc.ordinal}`;
-      const done = this.process(doc)
-        .catch((err) => this.log.error('batch document processing failed', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) }))
-        .finally(() => {
-          this.active.delete(key);
-          this.kick();
-        });
-      this.active.set(key, done);
-    }
-  }
-
   /** One statement: the documents taken, their jobs marked running, each document with its job's owner and key. */
-  private async claim(limit: number): Promise<Claimed[]> {
+  protected async claim(limit: number): Promise<Claimed[]> {
     return this.services!.db.query<Claimed>(
       `with c as (
          update batch_job_documents d set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = d.attempts + 1
@@ -138,7 +87,7 @@ export class BatchQueueWorker {
     );
   }
 
-  private async process(doc: Claimed): Promise<void> {
+  protected async execute(doc: Claimed, signal: AbortSignal): Promise<void> {
     if (doc.attempts > this.settings.maxAttempts) {
       await this.store(doc, null, `interrupted: the document was claimed ${doc.attempts} times (BATCH_QUEUE_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`);
       return;
@@ -149,14 +98,14 @@ export class BatchQueueWorker {
       return;
     }
     // Each document is a call of its own (method batch, one usage event), as in /v1/batch-compress.
-    const call = new Call({ services: this.services!, principal, surface: 'batch', toolName: 'batch_compress_queue', signal: this.controller.signal });
+    const call = new Call({ services: this.services!, principal, surface: 'batch', toolName: 'batch_compress_queue', signal });
     let failure: unknown;
     try {
       const r = await compressText(call, { text: doc.text, fidelity: doc.fidelity, query: doc.query, model: doc.model });
       const stored = await this.store(doc, r, null);
       if (!stored) return;
     } catch (err) {
-      if (this.controller.signal.aborted) return; // shutdown: the lease is handed back, the next process redoes it
+      if (signal.aborted) return; // shutdown: the lease is handed back, the next process redoes it
       failure = err;
       const known = asDomainError(err);
       if (!known || known.kind === 'unavailable' || known.kind === 'timeout') {

@@ -1,4 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 
@@ -137,6 +138,8 @@ export function checkUrl(raw: string): URL {
   return url;
 }
 
+const INGEST_HEADERS = { 'user-agent': 'semantic-compression-service/ingest', accept: 'text/*, application/json;q=0.9, */*;q=0.5' };
+
 /**
  * Fetches a public HTTPS URL with SSRF protection: the host is resolved and every address vetted,
  * the connection is pinned to the vetted address (no DNS rebinding), redirects are followed
@@ -149,38 +152,70 @@ export async function fetchPublicHttps(raw: string, options: SafeFetchOptions): 
     const pinned = await vetHost(url.hostname, options.resolve, options.testHooks?.allowAddress);
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new FetchRefusedError('timeout', 'fetch timed out');
-    const res = await getOnce(url, pinned, options.maxBytes, remaining, options.testHooks?.ca);
+    const res = await getOnce(url, { pinned, maxBytes: options.maxBytes, timeoutMs: remaining, headers: INGEST_HEADERS, ca: options.testHooks?.ca });
     if (res.location) {
       url = checkUrl(new URL(res.location, url).toString());
       continue;
     }
+    // A 304 answers a conditional request, and this fetch sends none.
+    if (res.status === 304) throw new FetchRefusedError('status', 'the server answered 304');
     return { text: res.body, contentType: res.contentType, finalUrl: url.toString() };
   }
   throw new FetchRefusedError('redirect', 'too many redirects');
 }
 
-function getOnce(url: URL, pinned: { address: string; family: number }, maxBytes: number, timeoutMs: number, ca?: string | Buffer): Promise<{ body: string; contentType: string | null; location: string | null }> {
+export interface GetOnceOptions {
+  /** The vetted address to connect to (null: an operator-allowed host, resolved as usual). */
+  pinned: { address: string; family: number } | null;
+  maxBytes: number;
+  timeoutMs: number;
+  headers: Record<string, string>;
+  /** Resolve 4xx/5xx answers (body capped) instead of refusing them. */
+  keepErrorStatus?: boolean;
+  /** An extra CA to trust (tests' local HTTPS servers only). */
+  ca?: string | Buffer;
+}
+
+export interface OnceResponse {
+  status: number;
+  body: string;
+  contentType: string | null;
+  /** A redirect's target (the body is then empty), else null. */
+  location: string | null;
+  headers: IncomingHttpHeaders;
+}
+
+/**
+ * One GET hop, http or https, on a pinned connection, with the body capped and a deadline. A 304
+ * comes back as it is; redirects are returned, not followed, so the caller checks each target.
+ */
+export function getOnce(url: URL, options: GetOnceOptions): Promise<OnceResponse> {
+  const { pinned, maxBytes, timeoutMs } = options;
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(
+    const https = url.protocol === 'https:';
+    // Brackets off an IPv6 literal: the socket layer wants the bare address.
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const req = (https ? httpsRequest : httpRequest)(
       {
-        host: url.hostname,
-        servername: isIP(url.hostname.replace(/^\[|\]$/g, '')) ? undefined : url.hostname,
-        port: url.port || 443,
+        host,
+        port: url.port || (https ? 443 : 80),
         path: `${url.pathname}${url.search}`,
         method: 'GET',
-        headers: { 'user-agent': 'semantic-compression-service/ingest', accept: 'text/*, application/json;q=0.9, */*;q=0.5' },
-        lookup: pinnedLookup(pinned),
+        headers: options.headers,
+        ...(https && !isIP(host) ? { servername: url.hostname } : {}),
+        // Pinned to the vetted address: a second lookup cannot rebind the name to a private one.
+        ...(pinned ? { lookup: pinnedLookup(pinned) } : {}),
+        ...(options.ca ? { ca: options.ca } : {}),
         timeout: timeoutMs,
-        ...(ca ? { ca } : {}),
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400 && res.headers.location) {
+        if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
           res.resume();
-          resolve({ body: '', contentType: null, location: res.headers.location });
+          resolve({ status, body: '', contentType: null, location: res.headers.location, headers: res.headers });
           return;
         }
-        if (status < 200 || status >= 300) {
+        if (status !== 304 && (status < 200 || status >= 300) && !options.keepErrorStatus) {
           res.resume();
           reject(new FetchRefusedError('status', `the server answered ${status}`));
           return;
@@ -188,7 +223,7 @@ function getOnce(url: URL, pinned: { address: string; family: number }, maxBytes
         const declared = Number(res.headers['content-length'] ?? NaN);
         if (Number.isFinite(declared) && declared > maxBytes) {
           res.destroy();
-          reject(new FetchRefusedError('size', `the document exceeds ${maxBytes} bytes`));
+          reject(new FetchRefusedError('size', `the response (${declared} bytes) exceeds ${maxBytes} bytes`));
           return;
         }
         const chunks: Buffer[] = [];
@@ -197,19 +232,21 @@ function getOnce(url: URL, pinned: { address: string; family: number }, maxBytes
           size += chunk.length;
           if (size > maxBytes) {
             res.destroy();
-            reject(new FetchRefusedError('size', `the document exceeds ${maxBytes} bytes`));
+            reject(new FetchRefusedError('size', `the response exceeds ${maxBytes} bytes`));
             return;
           }
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ body: Buffer.concat(chunks).toString('utf8'), contentType: (res.headers['content-type'] as string | undefined) ?? null, location: null }));
+        res.on('end', () =>
+          resolve({ status, body: Buffer.concat(chunks).toString('utf8'), contentType: (res.headers['content-type'] as string | undefined) ?? null, location: null, headers: res.headers }),
+        );
         res.on('error', (err) => reject(new FetchRefusedError('network', err.message)));
       },
     );
     const timer = setTimeout(() => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')), timeoutMs);
     req.on('close', () => clearTimeout(timer));
     req.on('timeout', () => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')));
-    req.on('error', (err) => reject(err instanceof FetchRefusedError ? err : new FetchRefusedError('network', err.message)));
+    req.on('error', (err) => reject(err instanceof FetchRefusedError ? err : new FetchRefusedError('network', `${url.host} unreachable: ${err.message}`)));
     req.end();
   });
 }

@@ -1,10 +1,8 @@
-// The background runner of experiment runs, built like the workflow RunExecutor
+// The background runner of experiment runs, on the same LeasedRunner loop as the workflow RunExecutor
 // (src/domain/workflows/executor.ts): the state lives in the database, an instance works on a run only
 // while it holds its lease (renewed by a heartbeat), every write is conditioned on the lease, and a
 // run whose lease lapsed (its process died) is claimed again and resumes at its first pending cell.
 // A cell in flight when the process died is repeated (the provider may have charged for it once).
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { RunSettings } from '../../config.js';
 import { storableText } from '../../lib/text.js';
@@ -14,6 +12,7 @@ import { runTask } from '../compute.js';
 import { detectIssues } from '../compression/detection.js';
 import { Call } from '../call.js';
 import { asDomainError } from '../errors.js';
+import { LeasedRunner, type InFlight } from '../platform/leasedRunner.js';
 import { complete, resolveProvider, type ResolvedProvider } from '../workflows/providers.js';
 import { nodeErrorText } from '../workflows/executor.js';
 import { casesOf, type DatasetRow } from './datasets.js';
@@ -36,70 +35,28 @@ export function kickExperiments(services: Services): void {
   runners.get(services)?.kick();
 }
 
-export class ExperimentRunner {
-  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private timer: NodeJS.Timeout | null = null;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private filling: Promise<void> | null = null;
-  private again = false;
-  private closed = true;
-
+export class ExperimentRunner extends LeasedRunner<ExperimentRunRow> {
   constructor(
     private readonly services: Services,
     private readonly settings: RunSettings,
-  ) {}
+  ) {
+    super(settings, services.log, 'experiment');
+  }
 
   start(): void {
-    this.closed = false;
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.startLoop();
   }
 
-  kick(): void {
-    if (this.closed) return;
-    if (this.filling) {
-      this.again = true;
-      return;
-    }
-    this.filling = this.fill()
-      .catch((err) => this.services.log.warn('experiment claim failed', { error: err instanceof Error ? err.message : String(err) }))
-      .finally(() => {
-        this.filling = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+  protected keyOf(run: ExperimentRunRow): string {
+    return run.id;
   }
 
-  /** Stops claiming, aborts the runs in flight and hands their leases back so the next process resumes them at once. */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.filling;
-    for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies AbortReason);
-    await Promise.allSettled([...this.active.values()].map((a) => a.done));
+  protected describe(run: ExperimentRunRow): Record<string, unknown> {
+    return { run_id: run.id };
   }
 
-  private async fill(): Promise<void> {
-    while (!this.closed && this.active.size < this.settings.concurrency) {
-      const run = await this.claim();
-      if (!run) return;
-      const controller = new AbortController();
-      const done = this.execute(run, controller)
-        .catch((err) => this.services.log.error('experiment run failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) }))
-        .finally(() => {
-          this.active.delete(run.id);
-          this.kick();
-        });
-      this.active.set(run.id, { controller, done });
-    }
-  }
-
-  private async claim(): Promise<ExperimentRunRow | null> {
-    const [run] = await this.services.db.query<ExperimentRunRow>(
+  protected async claim(): Promise<ExperimentRunRow[]> {
+    return this.services.db.query<ExperimentRunRow>(
       `update experiment_runs set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'),
          attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
         where id = (select id from experiment_runs
@@ -108,34 +65,29 @@ export class ExperimentRunner {
         returning *`,
       [this.instanceId, this.settings.leaseMs],
     );
-    return run ?? null;
   }
 
-  private async execute(run: ExperimentRunRow, controller: AbortController): Promise<void> {
-    const db = this.services.db;
-    const beat = async () => {
-      try {
-        const [r] = await db.query(
-          `update experiment_runs set lease_expires_at = now() + ($3::int * interval '1 millisecond'), updated_at = now()
-            where id = $1 and lease_owner = $2 and status = 'running' returning id`,
-          [run.id, this.instanceId, this.settings.leaseMs],
-        );
-        if (!r) controller.abort('lost' satisfies AbortReason);
-      } catch (err) {
-        this.services.log.warn('experiment heartbeat failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) });
-      }
-    };
-    const heartbeat = setInterval(() => void beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
+  /** Renews each run's lease; a run whose lease was lost is aborted. */
+  protected renew(inFlight: InFlight<ExperimentRunRow>[]): Promise<void> {
+    return this.renewEach(inFlight, async (run) => {
+      const [r] = await this.services.db.query(
+        `update experiment_runs set lease_expires_at = now() + ($3::int * interval '1 millisecond'), updated_at = now()
+          where id = $1 and lease_owner = $2 and status = 'running' returning id`,
+        [run.id, this.instanceId, this.settings.leaseMs],
+      );
+      return r ? null : ('lost' satisfies AbortReason);
+    });
+  }
+
+  protected async execute(run: ExperimentRunRow, signal: AbortSignal): Promise<void> {
     try {
-      await this.drive(run, controller.signal);
+      await this.drive(run, signal);
     } catch (err) {
-      if (controller.signal.aborted) return this.onAbort(run, controller.signal);
+      if (signal.aborted) return this.onAbort(run, signal);
       // The database or the pool unavailable: left to be claimed again once the lease lapses.
       const known = asDomainError(err);
       if (!known || known.kind === 'unavailable' || known.kind === 'timeout') throw err;
       await this.finish(run, 'failed', nodeErrorText(known));
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 

@@ -3,12 +3,10 @@
 // content type must be one the caller accepts. Hosts the operator allowed (WEB_ALLOWED_HOSTS,
 // host:port) skip the public-address check and may use http: that is how tests reach their local
 // servers; nothing else on loopback or a private range is ever fetched.
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { WebSettings } from '../../config.js';
 import { DomainError, invalid } from '../errors.js';
-import { checkOutboundUrl, FetchRefusedError, pinnedLookup, vetHost } from '../platform/ssrf.js';
+import { checkOutboundUrl, FetchRefusedError, getOnce, vetHost } from '../platform/ssrf.js';
 
 export interface GuardedFetchOptions {
   /** Accepted media types (lower case, without parameters); a response of another type is refused. */
@@ -48,6 +46,8 @@ export function mediaType(contentType: string | null): string {
   return (contentType ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
+const WEB_HEADERS = { 'user-agent': 'semantic-compression-service/web', accept: 'text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.5' };
+
 /**
  * GET with the SSRF guard. Conditional headers (If-None-Match ...) may be passed in `headers`; a 304
  * comes back as status 304 with an empty body. Throws FetchRefusedError for every refusal, or
@@ -61,7 +61,7 @@ export async function guardedGet(settings: WebSettings, raw: string, options: Gu
     const pinned = allowed ? null : await vetHost(url.hostname);
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new FetchRefusedError('timeout', 'fetch timed out');
-    const res = await getOnce(url, pinned, maxBytes, remaining, options.headers ?? {}, options.keepErrorStatus ?? false);
+    const res = await getOnce(url, { pinned, maxBytes, timeoutMs: remaining, headers: { ...WEB_HEADERS, ...options.headers }, keepErrorStatus: options.keepErrorStatus ?? false });
     if (res.location !== null) {
       // Every redirect target goes through the same checks as the first URL.
       ({ url, allowed } = checkWebUrl(settings, new URL(res.location, url).toString(), 'redirect target'));
@@ -89,75 +89,4 @@ export async function guardedGet(settings: WebSettings, raw: string, options: Gu
 function header(h: IncomingHttpHeaders, name: string): string | null {
   const v = h[name];
   return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? null) : null;
-}
-
-interface Once {
-  status: number;
-  body: string;
-  contentType: string | null;
-  location: string | null;
-  headers: IncomingHttpHeaders;
-}
-
-function getOnce(url: URL, pinned: { address: string; family: number } | null, maxBytes: number, timeoutMs: number, headers: Record<string, string>, keepErrorStatus: boolean): Promise<Once> {
-  return new Promise((resolve, reject) => {
-    const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(
-      {
-        // Brackets off an IPv6 literal: the socket layer wants the bare address.
-        host: url.hostname.replace(/^\[|\]$/g, ''),
-        port: url.port || (url.protocol === 'https:' ? 443 : 80),
-        path: `${url.pathname}${url.search}`,
-        method: 'GET',
-        headers: { 'user-agent': 'semantic-compression-service/web', accept: 'text/html, application/xhtml+xml, application/xml;q=0.9, */*;q=0.5', ...headers },
-        ...(url.protocol === 'https:' && !isIP(url.hostname.replace(/^\[|\]$/g, '')) ? { servername: url.hostname } : {}),
-        // Pinned to the vetted address: a second lookup cannot rebind the name to a private one.
-        ...(pinned
-          ? {
-              lookup: pinnedLookup(pinned),
-            }
-          : {}),
-        timeout: timeoutMs,
-      },
-      (res) => {
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400 && status !== 304 && res.headers.location) {
-          res.resume();
-          resolve({ status, body: '', contentType: null, location: res.headers.location, headers: res.headers });
-          return;
-        }
-        if (status !== 304 && (status < 200 || status >= 300) && !keepErrorStatus) {
-          res.resume();
-          reject(new FetchRefusedError('status', `the server answered ${status}`));
-          return;
-        }
-        const declared = Number(res.headers['content-length'] ?? NaN);
-        if (Number.isFinite(declared) && declared > maxBytes) {
-          res.destroy();
-          reject(new FetchRefusedError('size', `the response (${declared} bytes) exceeds ${maxBytes} bytes`));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > maxBytes) {
-            res.destroy();
-            reject(new FetchRefusedError('size', `the response exceeds ${maxBytes} bytes`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () =>
-          resolve({ status, body: Buffer.concat(chunks).toString('utf8'), contentType: (res.headers['content-type'] as string | undefined) ?? null, location: null, headers: res.headers }),
-        );
-        res.on('error', (err) => reject(new FetchRefusedError('network', err.message)));
-      },
-    );
-    const timer = setTimeout(() => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')), timeoutMs);
-    req.on('close', () => clearTimeout(timer));
-    req.on('timeout', () => req.destroy(new FetchRefusedError('timeout', 'fetch timed out')));
-    req.on('error', (err) => reject(err instanceof FetchRefusedError ? err : new FetchRefusedError('network', `${url.host} unreachable: ${err.message}`)));
-    req.end();
-  });
 }

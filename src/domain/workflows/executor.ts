@@ -1,12 +1,11 @@
 // The background executor of workflow runs. The state machine lives in the database
-// (workflow_runs, workflow_run_nodes); this class only works on runs it holds a lease on:
+// (workflow_runs, workflow_run_nodes); this class only works on runs it holds a lease on (the claim,
+// heartbeat, poll and close loop is LeasedRunner's):
 //   queued ──claim──▶ running ──▶ succeeded | failed | cancelled
 // A claim takes a queued run, or a running run whose lease lapsed (its process died), and counts an
 // attempt. A heartbeat renews the lease and reads cancel_requested. Every write is conditioned on
 // still holding the lease, so an instance that lost it can never overwrite the new holder's work.
 // Nodes run one at a time in topological order; a resumed run skips nodes that already succeeded.
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { isPlan } from '../../auth/plans.js';
 import type { RunSettings } from '../../config.js';
@@ -18,6 +17,7 @@ import { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError, invalid } from '../errors.js';
 import { parseJsonb } from '../knowledge/items.js';
+import { LeasedRunner, type InFlight } from '../platform/leasedRunner.js';
 import { queryKnowledge } from '../knowledge/query.js';
 import { fillDeep, fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams, type NodeTools } from './graph.js';
 import { complete, resolveProvider } from './providers.js';
@@ -57,85 +57,35 @@ function storable(value: unknown): unknown {
   return value;
 }
 
-export class RunExecutor {
-  readonly instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+export class RunExecutor extends LeasedRunner<RunRow> {
   private services: Services | null = null;
   /** The MCP tools `tool` nodes may call (given by the app at start); null: tool nodes are refused. */
   tools: NodeTools | null = null;
-  private timer: NodeJS.Timeout | null = null;
-  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  private filling: Promise<void> | null = null;
-  private again = false;
-  private closed = true;
 
   constructor(
     private readonly settings: RunSettings,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    super(settings, log, 'run');
+  }
 
   /** Starts polling for queued and abandoned runs (call once the app's services exist). */
   start(services: Services, tools: NodeTools | null = this.tools): void {
     this.services = services;
     this.tools = tools;
-    this.closed = false;
-    this.timer = setInterval(() => this.kick(), this.settings.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.startLoop();
   }
 
-  /** Looks for work now (a run was just queued). */
-  kick(): void {
-    if (this.closed) return;
-    if (this.filling) {
-      this.again = true;
-      return;
-    }
-    this.filling = this.fill()
-      .catch((err) => this.log.warn('run claim failed', { error: err instanceof Error ? err.message : String(err) }))
-      .finally(() => {
-        this.filling = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+  protected keyOf(run: RunRow): string {
+    return run.id;
   }
 
-  /** Runs executing in this process (tests, diagnostics). */
-  get running(): number {
-    return this.active.size;
+  protected describe(run: RunRow): Record<string, unknown> {
+    return { run_id: run.id };
   }
 
-  /**
-   * Stops claiming, aborts the runs in flight and hands their leases back (expired now), so the next
-   * process (or another instance) resumes them at once. Call before the pool and the database close.
-   */
-  async close(): Promise<void> {
-    this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.filling;
-    for (const { controller } of this.active.values()) controller.abort('shutdown' satisfies AbortReason);
-    await Promise.allSettled([...this.active.values()].map((a) => a.done));
-  }
-
-  private async fill(): Promise<void> {
-    while (!this.closed && this.active.size < this.settings.concurrency) {
-      const run = await this.claim();
-      if (!run) return;
-      const controller = new AbortController();
-      const done = this.execute(run, controller)
-        .catch((err) => this.log.error('run execution failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) }))
-        .finally(() => {
-          this.active.delete(run.id);
-          this.kick();
-        });
-      this.active.set(run.id, { controller, done });
-    }
-  }
-
-  private async claim(): Promise<RunRow | null> {
-    const [run] = await this.services!.db.query<RunRow>(
+  protected async claim(): Promise<RunRow[]> {
+    return this.services!.db.query<RunRow>(
       `update workflow_runs set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'),
          attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
         where id = (select id from workflow_runs
@@ -144,35 +94,29 @@ export class RunExecutor {
         returning *`,
       [this.instanceId, this.settings.leaseMs],
     );
-    return run ?? null;
   }
 
-  private async execute(run: RunRow, controller: AbortController): Promise<void> {
-    const db = this.services!.db;
-    const beat = async () => {
-      try {
-        const [r] = await db.query<{ cancel_requested: boolean }>(
-          `update workflow_runs set lease_expires_at = now() + ($3::int * interval '1 millisecond'), updated_at = now()
-            where id = $1 and lease_owner = $2 and status = 'running' returning cancel_requested`,
-          [run.id, this.instanceId, this.settings.leaseMs],
-        );
-        if (!r) controller.abort('lost' satisfies AbortReason);
-        else if (r.cancel_requested) controller.abort('cancel' satisfies AbortReason);
-      } catch (err) {
-        this.log.warn('run heartbeat failed', { run_id: run.id, error: err instanceof Error ? err.message : String(err) });
-      }
-    };
-    const heartbeat = setInterval(() => void beat(), Math.max(100, Math.min(1000, Math.floor(this.settings.leaseMs / 3))));
+  /** Renews each run's lease; a run whose lease was lost, or whose cancel was requested, is aborted. */
+  protected renew(inFlight: InFlight<RunRow>[]): Promise<void> {
+    return this.renewEach(inFlight, async (run) => {
+      const [r] = await this.services!.db.query<{ cancel_requested: boolean }>(
+        `update workflow_runs set lease_expires_at = now() + ($3::int * interval '1 millisecond'), updated_at = now()
+          where id = $1 and lease_owner = $2 and status = 'running' returning cancel_requested`,
+        [run.id, this.instanceId, this.settings.leaseMs],
+      );
+      return !r ? ('lost' satisfies AbortReason) : r.cancel_requested ? ('cancel' satisfies AbortReason) : null;
+    });
+  }
+
+  protected async execute(run: RunRow, signal: AbortSignal): Promise<void> {
     try {
-      await this.drive(run, controller.signal);
+      await this.drive(run, signal);
     } catch (err) {
       // A domain error outside any node (a stored graph that no longer validates, ...) ends the run with it;
       // anything else (the database or the pool unavailable) leaves it to be claimed again once the lease lapses.
       const known = asDomainError(err);
       if (!known || known.kind === 'unavailable' || known.kind === 'timeout') throw err;
       await this.finish(run, 'failed', nodeErrorText(known));
-    } finally {
-      clearInterval(heartbeat);
     }
   }
 
