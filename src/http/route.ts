@@ -58,12 +58,12 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   auth: 'public' | 'key';
   /** Lowest plan allowed, or the exact plans; checked in one place (auth/plans.ts). */
   plan?: PlanRule;
-  body?: z.ZodType<B, z.ZodTypeDef, unknown>;
+  body?: z.ZodType<B, unknown>;
   /** A compression route: every authenticated call writes one usage event with its status. */
   usage?: true;
   /** Takes a whole repository (many files): MAX_REPOSITORY_BODY_BYTES instead of MAX_BODY_BYTES. */
   repositoryBody?: true;
-  query?: z.ZodType<Q, z.ZodTypeDef, unknown>;
+  query?: z.ZodType<Q, unknown>;
   /** What /openapi.json says beyond the schemas (src/routes/openapi.ts); all optional. */
   doc?: RouteDoc;
   handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;

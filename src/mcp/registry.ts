@@ -1,4 +1,4 @@
-import { zodToJsonSchema } from 'zod-to-json-schema';
+import { z } from 'zod';
 import type { ToolDefinition } from './tool.js';
 import { configureForClientTool } from './tools/clients.js';
 import { helpTool } from './tools/help.js';
@@ -6,7 +6,8 @@ import { TOOLS as CATALOGUE } from './tools/index.js';
 import { isListed, type Toolsets } from './toolsets.js';
 
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
-  const schema = zodToJsonSchema(tool.input, { target: 'jsonSchema7', $refStrategy: 'none' }) as Record<string, unknown>;
+  // The input side: a field with a default is optional for the caller; what JSON Schema cannot say (transforms) is any.
+  const schema = z.toJSONSchema(tool.input, { target: 'draft-7', io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'throw' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }

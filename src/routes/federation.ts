@@ -19,7 +19,7 @@ const RegisterPeerBody = z
   .object({
     name: z.string().trim().min(1).max(200),
     base_url: z.string().min(1).max(2048),
-    public_keys: z.union([z.array(z.record(z.unknown())).max(10), z.object({ keys: z.array(z.record(z.unknown())).max(10) }).passthrough()]).optional(),
+    public_keys: z.union([z.array(z.record(z.string(), z.unknown())).max(10), z.object({ keys: z.array(z.record(z.string(), z.unknown())).max(10) }).passthrough()]).optional(),
   })
   .strict();
 

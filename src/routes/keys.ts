@@ -58,7 +58,7 @@ const CreateKeyBody = z
     expires_in_days: z.number().int().min(1).max(365).nullish(),
     project_id: projectId.nullish(),
   })
-  .default({});
+  .prefault({});
 
 // UpdateKeyRequest: only present fields change; monthly_quota null clears the cap.
 const UpdateKeyBody = z
@@ -77,7 +77,7 @@ const RotateKeyBody = z
     name: z.string().max(100).nullish(),
   })
   .strict()
-  .default({});
+  .prefault({});
 
 
 const ConfirmTokenBody = z

@@ -13,7 +13,7 @@ import { defineRoute, type RequestContext } from '../http/route.js';
 
 const P = '/v1/projects/:project_id/knowledge';
 
-const metadata = z.record(z.unknown());
+const metadata = z.record(z.string(), z.unknown());
 const visibility = z.string().min(1).max(20);
 
 const IngestBody = z

@@ -1,5 +1,4 @@
-import type { z } from 'zod';
-import { zodToJsonSchema } from 'zod-to-json-schema';
+import { z } from 'zod';
 import { describePlanRule } from '../auth/plans.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
@@ -28,7 +27,7 @@ const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(
 const shapeOf = (path: string) => path.split('/').map((s) => (s.startsWith(':') ? ':' : s)).join('/');
 
 function jsonSchema(schema: z.ZodTypeAny): Json {
-  const out = zodToJsonSchema(schema, { target: 'jsonSchema7', removeAdditionalStrategy: 'strict', $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' }) as Json;
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'throw' }) as Json;
   delete out.$schema;
   return out;
 }

@@ -13,7 +13,7 @@ export const fidelity = z.string().superRefine((value, ctx) => {
       params: { status: 400 },
     });
   }
-}).describe(`One of ${FIDELITIES.join(', ')} (any other value is a 400 naming the valid ones)`) as unknown as z.ZodType<Fidelity, z.ZodTypeDef, unknown>;
+}).describe(`One of ${FIDELITIES.join(', ')} (any other value is a 400 naming the valid ones)`) as unknown as z.ZodType<Fidelity, unknown>;
 
 export const modelName = z.string().min(1).max(100);
 

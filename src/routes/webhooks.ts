@@ -22,7 +22,7 @@ function parseAfterVerification<S extends z.ZodTypeAny>(schema: S, value: unknow
 
 const unauthorizedWebhook = (reason: string) => new HttpError(401, `Webhook signature rejected: ${reason}`);
 
-const StripeEventBody = z.object({ id: z.string().min(1), type: z.string().min(1), data: z.object({ object: z.record(z.unknown()) }) }).passthrough();
+const StripeEventBody = z.object({ id: z.string().min(1), type: z.string().min(1), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).passthrough();
 
 const IdentityEventBody = z
   .object({
@@ -34,8 +34,8 @@ const IdentityEventBody = z
         primary_email_address_id: z.string().nullish(),
         first_name: z.string().nullish(),
         last_name: z.string().nullish(),
-        unsafe_metadata: z.record(z.unknown()).nullish(),
-        public_metadata: z.record(z.unknown()).nullish(),
+        unsafe_metadata: z.record(z.string(), z.unknown()).nullish(),
+        public_metadata: z.record(z.string(), z.unknown()).nullish(),
       })
       .passthrough(),
   })

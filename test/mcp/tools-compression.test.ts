@@ -208,10 +208,14 @@ describe('toon_encode / toon_decode', () => {
     const tab = await call(pro, 'toon_encode', { json: JSON.stringify(shapes[0]), delimiter: 'tab' });
     expect(tab.data.toon).toBe(toonEncode(shapes[0], { delimiter: '\t' }));
     expect(tab.data.toon_tokens).toBeLessThan(tab.data.json_tokens);
-    const folded = await call(pro, 'toon_encode', { data: { a: { b: { c: 1 } } }, key_folding: 'safe' });
-    expect(folded.data.toon).toBe(toonEncode({ a: { b: { c: 1 } } }, { keyFolding: 'safe' }));
-    const expanded = await call(pro, 'toon_decode', { toon: folded.data.toon, expand_paths: 'safe' });
-    expect(expanded.data.data).toEqual({ a: { b: { c: 1 } } });
+    // TOON 4: uniform nested objects fold into the table header, keyed maps of uniform records become tables.
+    const grouped = await call(pro, 'toon_encode', { data: { rows: [{ id: 1, t: { min: 1, max: 2 } }, { id: 2, t: { min: 3, max: 4 } }] } });
+    expect(grouped.data.toon).toBe('rows[2]{id,t{min,max}}:\n  1,1,2\n  2,3,4');
+    const keyed = await call(pro, 'toon_encode', { data: { byId: { x1: { n: 1, v: 'a' }, x2: { n: 2, v: 'b' } } } });
+    expect(keyed.data.toon).toBe('byId[2:]{n,v}:\n  x1: 1,a\n  x2: 2,b');
+    expect((await call(pro, 'toon_decode', { toon: keyed.data.toon })).data.data).toEqual({ byId: { x1: { n: 1, v: 'a' }, x2: { n: 2, v: 'b' } } });
+    // The official 4.x package has neither key folding nor path expansion; the options went with them.
+    expect((await call(pro, 'toon_encode', { data: { a: { b: 1 } }, key_folding: 'safe' })).data.error).toBe('validation_error');
   });
 
   it('reports invalid input and the plan gate', async () => {

@@ -7,7 +7,7 @@ import { A2AProtocolError, invalidParams, TASK_STATES, type Message, type Part, 
 
 /** The protocol's requests, as both bindings hand them over (proto-JSON field names). */
 
-const metadata = z.record(z.unknown());
+const metadata = z.record(z.string(), z.unknown());
 const id = z.string().min(1).max(200);
 
 const PartSchema = z.object({

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import type { Principal } from '../../auth/principal.js';
 import { invalidInput, type ValidationIssue } from '../errors.js';
+import { isMissing, issuePath, REPORT_INPUT } from '../../lib/zodIssues.js';
 
 export const MAX_NODES = 100;
 export const MAX_EDGES = 1000;
@@ -23,7 +24,7 @@ export const graphShape = z
             id: nodeId,
             type: z.string().min(1).max(32),
             name: z.string().max(200).optional(),
-            params: z.record(z.unknown()).optional(),
+            params: z.record(z.string(), z.unknown()).optional(),
           })
           .strict(),
       )
@@ -67,7 +68,7 @@ export const NODE_PARAMS = {
       /** An MCP tool of the registry, called through the one tools/call pipeline as the run's key. */
       tool: z.string().min(1).max(100),
       /** Its arguments; string values may use templates (checked against the tool's schema when saved). */
-      arguments: z.record(z.unknown()).default({}),
+      arguments: z.record(z.string(), z.unknown()).default({}),
     })
     .strict(),
 } as const;
@@ -102,8 +103,8 @@ export interface Graph {
 
 const TEMPLATE = /\{\{\s*(input|nodes)\.([A-Za-z0-9_-]+)(?:\.(text))?\s*\}\}/g;
 
-function issueType(issue: z.ZodIssue): string {
-  if (issue.code === 'invalid_type') return issue.received === 'undefined' ? 'missing' : `type_error.${issue.expected}`;
+function issueType(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') return isMissing(issue) ? 'missing' : `type_error.${issue.expected}`;
   if (issue.code === 'unrecognized_keys') return 'extra_forbidden';
   return `value_error.${issue.code}`;
 }
@@ -125,9 +126,9 @@ function templateRefs(value: unknown, refs: string[] = []): string[] {
  */
 export function validateGraph(raw: unknown, tools?: NodeTools | null): { graph: Graph; order: string[] } {
   const issues: ValidationIssue[] = [];
-  const shape = graphShape.safeParse(raw);
+  const shape = graphShape.safeParse(raw, REPORT_INPUT);
   if (!shape.success) {
-    throw invalidInput('Invalid workflow graph', shape.error.issues.map((i) => ({ loc: ['graph', ...i.path], msg: i.message, type: issueType(i) })));
+    throw invalidInput('Invalid workflow graph', shape.error.issues.map((i) => ({ loc: ['graph', ...issuePath(i)], msg: i.message, type: issueType(i) })));
   }
   const nodes: GraphNode[] = [];
   const index = new Map<string, number>();
@@ -139,9 +140,9 @@ export function validateGraph(raw: unknown, tools?: NodeTools | null): { graph: 
       issues.push({ loc: ['graph', 'nodes', i, 'type'], msg: `unknown node type '${n.type}'; known types: ${NODE_TYPES.join(', ')}`, type: 'value_error.node_type' });
       return;
     }
-    const params = schema.safeParse(n.params ?? {});
+    const params = schema.safeParse(n.params ?? {}, REPORT_INPUT);
     if (!params.success) {
-      for (const p of params.error.issues) issues.push({ loc: ['graph', 'nodes', i, 'params', ...p.path], msg: p.message, type: issueType(p) });
+      for (const p of params.error.issues) issues.push({ loc: ['graph', 'nodes', i, 'params', ...issuePath(p)], msg: p.message, type: issueType(p) });
       return;
     }
     if (n.type === 'tool' && tools !== undefined) {

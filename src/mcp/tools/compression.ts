@@ -106,7 +106,7 @@ export const compressionTools = [
         decode: z.boolean().optional().describe('Alias of mode: decompress'),
         text: z.string().max(MAX_META_CHARS).optional().describe('Text to compress'),
         encoded: z.string().max(MAX_META_CHARS * 2).optional().describe('Encoded text to restore'),
-        dictionary: z.record(z.string()).optional().describe('Dictionary returned by compress'),
+        dictionary: z.record(z.string(), z.string()).optional().describe('Dictionary returned by compress'),
         max_entries: z.number().int().min(1).max(2048).default(256),
       })
       .strict(),

@@ -44,7 +44,7 @@ export const documentTools = [
         file_url: z.string().min(1).max(2048).optional().describe('An https URL to fetch instead of text'),
         file_path: z.string().min(1).max(1024).optional().describe('Path of the file in your workspace, for sync tracking'),
         name: z.string().min(1).max(256).optional(),
-        metadata: z.record(z.union([z.string().max(1000), z.number(), z.boolean(), z.null()])).optional(),
+        metadata: z.record(z.string(), z.union([z.string().max(1000), z.number(), z.boolean(), z.null()])).optional(),
         fidelity: z.enum(FIDELITIES).default('balanced').describe('Fidelity of the returned skeleton'),
         query: z.string().max(2000).optional().describe('Optional query guiding the skeleton'),
       })

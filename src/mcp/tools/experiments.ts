@@ -14,10 +14,10 @@ const MAX_DOCUMENT_CHARS = 200_000;
 
 const testCase = z
   .object({
-    variables: z.record(z.unknown()).default({}).describe('Values of the template variables for this case'),
+    variables: z.record(z.string(), z.unknown()).default({}).describe('Values of the template variables for this case'),
     expected: z.string().max(20_000).optional().describe('Exact expected output (exact_match, and the fidelity reference)'),
     contains: z.array(z.string().min(1).max(500)).max(50).optional().describe('Strings the output should contain (case-insensitive; score = share found)'),
-    json_schema: z.record(z.unknown()).optional().describe('JSON schema the output (JSON, optionally in a ``` block) must satisfy'),
+    json_schema: z.record(z.string(), z.unknown()).optional().describe('JSON schema the output (JSON, optionally in a ``` block) must satisfy'),
     source: z.string().max(200).optional(),
   })
   .strict();

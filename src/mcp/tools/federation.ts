@@ -35,7 +35,7 @@ export const federationTools = [
       .object({
         assignee_peer_id: peerId.describe('A registered peer (GET /v1/agents/a2a-peers)'),
         title: z.string().trim().min(1).max(500),
-        input: z.record(z.unknown()).optional().describe('The task input handed to the assignee (JSON object)'),
+        input: z.record(z.string(), z.unknown()).optional().describe('The task input handed to the assignee (JSON object)'),
         requester_peer_id: peerId.optional().describe('Overrides the auto-resolved requester (this service) with one of your peers'),
         deadline_seconds: z.number().int().min(1).max(MAX_DEADLINE_SECONDS).optional(),
       })

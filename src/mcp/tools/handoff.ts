@@ -21,7 +21,7 @@ export const handoffTools = [
       .object({
         title: z.string().trim().min(1).max(200).optional(),
         notes: z.string().max(20_000).optional().describe('What the next agent should know: goal, progress, open questions'),
-        state: z.record(z.unknown()).optional().describe('Any JSON state to carry over'),
+        state: z.record(z.string(), z.unknown()).optional().describe('Any JSON state to carry over'),
         session_id: z.string().trim().min(1).max(200).optional().describe('Session whose memories lead (default: this one)'),
         conversation_id: z.string().trim().min(1).max(200).optional().describe('afm_* conversation to compress (default: the session id)'),
         memory_limit: z.number().int().min(0).max(200).default(20),

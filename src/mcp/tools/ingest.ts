@@ -13,7 +13,7 @@ import { QUERY_LIMIT_DEFAULT, QUERY_LIMIT_MAX } from '../../domain/knowledge/que
 import { defineTool, type ToolDefinition } from '../tool.js';
 
 const itemId = z.string().uuid().describe('item_id of a Knowledge Hub item (gc_kb_list, or the ingest tools)');
-const metadata = z.record(z.unknown());
+const metadata = z.record(z.string(), z.unknown());
 const visibility = visibilityArg;
 const isoTime = z.string().min(1).max(64).describe('ISO-8601 date-time, e.g. 2026-11-26T09:30:00Z');
 

@@ -11,7 +11,7 @@ import { DomainError, invalidInput } from '../../domain/errors.js';
 import { defineTool, type ToolContext } from '../tool.js';
 
 const itemId = z.string().uuid().describe('item_id returned by gc_kb_ingest or gc_kb_list');
-const metadata = z.record(z.unknown());
+const metadata = z.record(z.string(), z.unknown());
 
 /** The key's project (needsProject guarantees one is bound); it must still be the caller's. */
 async function boundProject(ctx: ToolContext): Promise<string> {

@@ -29,7 +29,7 @@ const variableSpecs = z
   .max(100)
   .describe('Typed variables (type string, number, integer, boolean, array, object, scalar or any). Omitted: inferred from the template, all required.');
 const body = z.string().min(1).max(MAX_TEMPLATE_CHARS).describe('Mustache template text, e.g. "Summarise {{document}} in {{words}} words." (logic-less: no partials, no code)');
-const values = z.record(z.unknown()).describe('Variable values by name (JSON)');
+const values = z.record(z.string(), z.unknown()).describe('Variable values by name (JSON)');
 
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;

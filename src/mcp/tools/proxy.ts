@@ -5,7 +5,7 @@ import { proxyMcpServer } from '../../domain/proxy/proxy.js';
 import { defineTool } from '../tool.js';
 
 const server = z.union([
-  z.object({ url: z.string().min(1).max(2000), headers: z.record(z.string().max(8192)).optional() }).strict(),
+  z.object({ url: z.string().min(1).max(2000), headers: z.record(z.string(), z.string().max(8192)).optional() }).strict(),
   z.object({ stdio: z.string().min(1).max(100) }).strict(),
 ]);
 
@@ -21,7 +21,7 @@ export const proxyTools = [
         server,
         action: z.enum(['call_tool', 'list_tools']).default('call_tool'),
         tool: z.string().min(1).max(200).optional(),
-        arguments: z.record(z.unknown()).default({}),
+        arguments: z.record(z.string(), z.unknown()).default({}),
         query: z.string().max(2000).optional(),
         fidelity: z.enum(FIDELITIES).default('balanced'),
         min_tokens: z.number().int().min(0).max(1_000_000).default(200),

@@ -22,7 +22,6 @@ export const toonTools = [
         json: z.string().max(MAX_TOON_CHARS).optional().describe('The same as a JSON string'),
         indent: z.number().int().min(1).max(8).default(2),
         delimiter: z.enum(['comma', 'tab', 'pipe']).default('comma'),
-        key_folding: z.enum(['off', 'safe']).default('off'),
       })
       .strict()
       .refine((a) => (a.data === undefined) !== (a.json === undefined), { message: 'Give exactly one of data or json', path: ['data'] }),
@@ -35,7 +34,7 @@ export const toonTools = [
           throw invalidInput('json is not valid JSON', [{ loc: ['json'], msg: (err as Error).message, type: 'value_error' }]);
         }
       }
-      const toon = encode(value, { indent: args.indent, delimiter: DELIMITER[args.delimiter], keyFolding: args.key_folding });
+      const toon = encode(value, { indentSize: args.indent, delimiter: DELIMITER[args.delimiter] });
       const jsonText = args.json ?? JSON.stringify(value);
       const [jsonTokens, toonTokens] = await countTokensMany(ctx.call, [jsonText, toon]);
       ctx.call.report({ inputTokens: jsonTokens!, outputTokens: toonTokens!, inputText: jsonText });
@@ -46,7 +45,7 @@ export const toonTools = [
           toon_tokens: toonTokens!,
           tokens_saved: jsonTokens! - toonTokens!,
           savings_percent: savingsPercent(jsonTokens!, toonTokens!),
-          options: { indent: args.indent, delimiter: args.delimiter, key_folding: args.key_folding },
+          options: { indent: args.indent, delimiter: args.delimiter },
         },
       };
     },
@@ -62,13 +61,12 @@ export const toonTools = [
         toon: z.string().max(MAX_TOON_CHARS),
         indent: z.number().int().min(1).max(8).default(2),
         strict: z.boolean().default(true),
-        expand_paths: z.enum(['off', 'safe']).default('off'),
       })
       .strict(),
     async handler(args, ctx) {
       let data: unknown;
       try {
-        data = decode(args.toon, { indent: args.indent, strict: args.strict, expandPaths: args.expand_paths });
+        data = decode(args.toon, { indentSize: args.indent, strict: args.strict });
       } catch (err) {
         if (err instanceof ToonDecodeError || err instanceof SyntaxError || err instanceof RangeError || err instanceof TypeError) {
           throw invalidInput(`Invalid TOON: ${(err as Error).message}`, [{ loc: ['toon'], msg: (err as Error).message, type: 'value_error' }]);

@@ -157,7 +157,7 @@ export const workflowTools = [
       .object({
         workflow_id: workflowId,
         version_id: z.string().max(100).optional(),
-        inputs: z.record(z.unknown()).optional().describe('Values for {{input.NAME}} in node parameters'),
+        inputs: z.record(z.string(), z.unknown()).optional().describe('Values for {{input.NAME}} in node parameters'),
       })
       .strict(),
     async handler(args, ctx) {

@@ -1,0 +1,14 @@
+#!/bin/sh
+# tsc 5.9 (node_modules or $OLD_DEPS typescript59) vs TypeScript 7 (native), both configs, no emit, alternating.
+#   npm install --prefix /tmp/ts7 typescript@7.0.2; sh bench/deps/tsc.sh
+TS59=${TS59:-node_modules/typescript/bin/tsc}
+TS7=${TS7:-/tmp/ts7/node_modules/.bin/tsc}
+for round in 1 2; do
+  for v in 59 7; do
+    eval bin=\$TS$v
+    start=$(date +%s.%N)
+    t=$( { /usr/bin/time -f "%U %S" $bin -p tsconfig.json --noEmit && /usr/bin/time -f "%U %S" $bin -p test/tsconfig.json; } 2>&1 | grep -E '^[0-9.]+ [0-9.]+$' | awk '{u+=$1; s+=$2} END {print u+s}')
+    end=$(date +%s.%N)
+    echo "round $round tsc$v: wall $(echo "$end - $start" | bc) s, cpu $t s, load $(uptime | sed 's/.*average: //')"
+  done
+done
