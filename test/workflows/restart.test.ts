@@ -28,7 +28,7 @@ async function start(env: Record<string, string>, ready: RegExp) {
 }
 
 describe(`runs survive a killed process (${DB_KIND})`, () => {
-  it('kill -9 mid-run: after restart an interrupted provider call fails with its reason, a retryable one and a queued run complete', async () => {
+  it('kill -9 mid-run: after restart an interrupted provider call fails with its reason, a retryable one and a queued run complete', { timeout: 120_000 }, async () => {
     const db = await freshDatabase();
     const dataDir = mkdtempSync(join(tmpdir(), 'gc-runs-'));
     cleanup.push(async () => {
