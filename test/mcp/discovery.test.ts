@@ -207,7 +207,7 @@ describe(`public base URL from request headers (${DB_KIND})`, () => {
     expect(prm.json.resource).toBe('https://gc.example.com/mcp');
   });
 
-  it('PUBLIC_URL wins over any header', async () => {
+  it('PUBLIC_URL wins over any header', { timeout: 60_000 }, async () => {
     const fixed = await startTestServer({ publicUrl: 'https://api.example.org/', publicHosts: ['gc.example.com'] });
     try {
       expect(await mcpUrlOf(fixed, { host: 'gc.example.com' })).toBe('https://api.example.org/mcp');
