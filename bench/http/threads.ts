@@ -29,6 +29,8 @@ const service = await spawnUntil(
 );
 try {
   const target = targets(`http://127.0.0.1:${service.match[1]}`, keys)[which];
+  // One call first: it fills the cache (hit) and warms a pool thread, so warm-up load is not a queue of misses.
+  await fetch(target.url as string, { method: target.method ?? 'GET', headers: target.headers as Record<string, string>, body: target.body as string | undefined });
   await autocannon({ ...target, connections: 32, duration: 2 });
   const pid = service.child.pid!;
   const before = threads(pid);

@@ -45,10 +45,11 @@ function row(e: UsageEventInput): Record<string, unknown> {
   };
 }
 
-// The rows travel as one JSON parameter: the statement text is the same for any batch size, and the
-// embedded database binds one value instead of 17 per row (about a quarter less CPU per row on PGlite).
+// The rows travel as one JSON text parameter (text, so no driver encodes it again): the statement is
+// the same for any batch size, and the embedded database binds one value instead of 17 per row
+// (about a quarter less CPU per row on PGlite).
 const INSERT = `insert into usage_events (${COLUMNS})
-  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::json)`;
+  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::text::json)`;
 
 /** One INSERT for a batch of events; returns their ids in order. */
 export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
