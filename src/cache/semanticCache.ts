@@ -44,9 +44,15 @@ export function cacheKey(tenant: string, request: { text: string; fidelity: stri
 const pack = (v: CachedResponse) => encode(v);
 const unpack = (b: Uint8Array) => decode(b) as CachedResponse;
 
-/** In-process cache with expiry and a byte budget (oldest entries go first). */
+/** Bytes an in-process entry is counted as: its body plus the key and bookkeeping. */
+const ENTRY_OVERHEAD_BYTES = 200;
+
+/**
+ * In-process cache with expiry and a byte budget (oldest entries go first). Entries are kept as
+ * given, not serialised: a hit hands back the stored body bytes, which nobody writes to.
+ */
 export function memoryCache(maxBytes = 256 * 1024 * 1024): SemanticCache {
-  const entries = new Map<string, { packed: Uint8Array; expiresAt: number }>();
+  const entries = new Map<string, { value: CachedResponse; bytes: number; expiresAt: number }>();
   let bytes = 0;
   return {
     kind: 'memory',
@@ -55,25 +61,25 @@ export function memoryCache(maxBytes = 256 * 1024 * 1024): SemanticCache {
       if (!entry) return null;
       if (entry.expiresAt <= Date.now()) {
         entries.delete(key);
-        bytes -= entry.packed.byteLength;
+        bytes -= entry.bytes;
         return null;
       }
-      return unpack(entry.packed);
+      return entry.value;
     },
     async set(key, value, ttlMs) {
-      const packed = pack(value);
-      if (packed.byteLength > maxBytes / 4) return;
+      const size = value.body.byteLength + key.length + ENTRY_OVERHEAD_BYTES;
+      if (size > maxBytes / 4) return;
       const old = entries.get(key);
       if (old) {
         entries.delete(key);
-        bytes -= old.packed.byteLength;
+        bytes -= old.bytes;
       }
-      entries.set(key, { packed, expiresAt: Date.now() + ttlMs });
-      bytes += packed.byteLength;
+      entries.set(key, { value: { body: value.body, originalTokens: value.originalTokens, compressedTokens: value.compressedTokens }, bytes: size, expiresAt: Date.now() + ttlMs });
+      bytes += size;
       for (const [k, e] of entries) {
         if (bytes <= maxBytes) break;
         entries.delete(k);
-        bytes -= e.packed.byteLength;
+        bytes -= e.bytes;
       }
     },
     async ping() {},

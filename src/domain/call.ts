@@ -57,7 +57,6 @@ export class Call {
   readonly services: Services;
   readonly principal: Principal;
   readonly surface: Surface;
-  readonly signal: AbortSignal | undefined;
   private readonly started = performance.now();
   private figures: UsageFigures | null = null;
   private finished = false;
@@ -68,7 +67,11 @@ export class Call {
     this.services = init.services;
     this.principal = init.principal;
     this.surface = init.surface;
-    this.signal = init.signal;
+  }
+
+  /** Read when needed, not at construction: a REST request makes its AbortController on first use. */
+  get signal(): AbortSignal | undefined {
+    return this.init.signal;
   }
 
   /** A sub-call on another surface (each batch document is one), sharing caller and cancellation. */

@@ -80,11 +80,11 @@ export class BodyReader {
     if (this.size > this.limit) return this.settle('too-large');
     if (!this.budget.take(chunk.byteLength)) return this.settle('over-budget');
     this.held += chunk.byteLength;
-    // uWS reuses the chunk's memory after this callback returns: copy it.
-    this.chunks.push(Buffer.from(new Uint8Array(chunk).slice()));
+    // uWS reuses the chunk's memory after this callback returns: copy it (once).
+    this.chunks.push(Buffer.from(chunk.slice(0)));
     if (isLast) {
       this.complete = true;
-      this.settle(Buffer.concat(this.chunks));
+      this.settle(this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks));
     }
   }
 

@@ -77,7 +77,7 @@ export function startHttpServer(
       requestId: REQUEST_ID.test(headers['x-request-id'] ?? '') ? headers['x-request-id']! : randomUUID(),
       started: performance.now(),
     };
-    const abort = new AbortController();
+    const abort = new LazyAbort();
     let done = false;
     let body: BodyReader | null = null;
     res.onAborted(() => {
@@ -111,7 +111,7 @@ export function startHttpServer(
       if (services.config.logRequests) services.log.info('request', { method: incoming.method, route, status, ms: Math.round(seconds * 1000), request_id: incoming.requestId });
       settle();
     };
-    handle(incoming, found, limit, body, abort.signal, () => done)
+    handle(incoming, found, limit, body, abort, () => done)
       .then(({ status, reply, route, close }) => finish(status, reply, route, close))
       .catch((err) => {
         const { status, reply } = errorReply(err, incoming.requestId, services);
@@ -124,7 +124,7 @@ export function startHttpServer(
     found: ReturnType<typeof router.find>,
     limit: number,
     body: BodyReader | null,
-    signal: AbortSignal,
+    signal: LazyAbort,
     isDone: () => boolean,
   ): Promise<{ status: number; reply: Reply; route: string; close?: boolean }> {
     if (found.kind === 'not-found') {
@@ -139,7 +139,8 @@ export function startHttpServer(
     }
     const { handler: route, pattern } = found.match;
     // Path and query text meet the same boundary rule as bodies (docs/reliability.md): storable text only.
-    const params = Object.fromEntries(Object.entries(found.match.params).map(([k, v]) => [k, storableText(v)]));
+    const params = found.match.params;
+    for (const k in params) params[k] = storableText(params[k]!);
     const declared = Number(incoming.headers['content-length'] ?? '0');
     if (declared > limit) {
       return { status: 413, reply: { body: { detail: tooLarge(limit) } }, route: pattern, close: true };
@@ -169,7 +170,7 @@ export function startHttpServer(
     principal: Principal | undefined,
     limit: number,
     body: BodyReader | null,
-    signal: AbortSignal,
+    signal: LazyAbort,
     isDone: () => boolean,
   ): Promise<{ status: number; reply: Reply; route: string; close?: boolean }> {
     const read = body ? await body.read() : null;
@@ -187,7 +188,7 @@ export function startHttpServer(
 
     // From here on an authenticated call is a Call: a metered route writes its one usage event however it ends.
     const call = principal
-      ? new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers), signal, headers: incoming.headers })
+      ? new Call({ services, principal, surface: 'REST', client: clientOf(incoming.headers), get signal() { return signal.signal; }, headers: incoming.headers })
       : undefined;
     try {
       const reply = await run(route, incoming, rawBody, params, signal, principal, call);
@@ -205,7 +206,7 @@ export function startHttpServer(
     incoming: Incoming,
     rawBody: Buffer | null,
     params: Record<string, string>,
-    signal: AbortSignal,
+    abort: LazyAbort,
     principal: Principal | undefined,
     call: Call | undefined,
   ): Promise<Reply> {
@@ -223,7 +224,9 @@ export function startHttpServer(
       requestId: incoming.requestId,
       principal: principal!,
       call: call!,
-      signal,
+      get signal() {
+        return abort.signal;
+      },
       services,
     };
     return route.handler(ctx);
@@ -259,8 +262,31 @@ function parseJson(raw: Buffer | null): unknown {
   return !raw || raw.length === 0 ? undefined : parseJsonBody(raw);
 }
 
+/**
+ * The request's abort signal, made on first use: most requests never read it, and an AbortController
+ * per request was a tenth of the event loop's time on /health/liveness under load.
+ */
+class LazyAbort {
+  private controller: AbortController | null = null;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
 function parseQuery(query: string): Record<string, string> {
   const out: Record<string, string> = {};
+  if (query === '') return out;
   for (const [k, v] of new URLSearchParams(query)) out[storableText(k)] = storableText(v);
   return out;
 }

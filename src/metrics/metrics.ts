@@ -2,14 +2,26 @@
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 class Histogram {
-  readonly counts = new Array<number>(BUCKETS.length).fill(0);
+  /** Observations per bucket alone (not cumulative): one increment per observation; render() sums them. */
+  private readonly own = new Array<number>(BUCKETS.length).fill(0);
   sum = 0;
   count = 0;
 
   observe(seconds: number): void {
     this.sum += seconds;
     this.count++;
-    for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) this.counts[i]!++;
+    for (let i = 0; i < BUCKETS.length; i++) {
+      if (seconds <= BUCKETS[i]!) {
+        this.own[i]!++;
+        return;
+      }
+    }
+  }
+
+  /** Prometheus buckets: observations at or under each bound. */
+  get counts(): number[] {
+    let running = 0;
+    return this.own.map((n) => (running += n));
   }
 }
 
@@ -28,11 +40,10 @@ export class Metrics {
   private readonly gauges: GaugeSource[] = [];
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const l = { method, route, status: String(status) };
     const key = `${method} ${route} ${status}`;
-    const entry = this.requests.get(key) ?? { labels: l, value: 0 };
-    entry.value++;
-    this.requests.set(key, entry);
+    const entry = this.requests.get(key);
+    if (entry) entry.value++;
+    else this.requests.set(key, { labels: { method, route, status: String(status) }, value: 1 });
     this.requestDuration.observe(seconds);
   }
 
@@ -76,7 +87,8 @@ export class Metrics {
 function writeHistogram(out: string[], name: string, help: string, series: { labels: Record<string, string>; h: Histogram }[]): void {
   out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
   for (const { labels: l, h } of series) {
-    BUCKETS.forEach((le, i) => out.push(`${name}_bucket${labels({ ...l, le: String(le) })} ${h.counts[i]}`));
+    const counts = h.counts;
+    BUCKETS.forEach((le, i) => out.push(`${name}_bucket${labels({ ...l, le: String(le) })} ${counts[i]}`));
     out.push(`${name}_bucket${labels({ ...l, le: '+Inf' })} ${h.count}`);
     out.push(`${name}_sum${labels(l)} ${h.sum}`, `${name}_count${labels(l)} ${h.count}`);
   }

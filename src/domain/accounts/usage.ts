@@ -33,28 +33,34 @@ export function inputPreview(text: string | null | undefined): string | null {
   return storableText(Array.from(firstLine).slice(0, 100).join(''));
 }
 
-const COLUMNS = 17;
+const COLUMNS =
+  'user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at';
 
-function row(e: UsageEventInput): unknown[] {
-  return [
-    e.principal.userId, e.principal.keyId, e.principal.projectId, storable(e.principal.environment), e.method,
-    storable(e.toolName), storable(e.client), storable(e.fidelity), storable(e.model), e.status, e.inputTokens,
-    e.outputTokens, savingsPercent(e.inputTokens, e.outputTokens), Math.max(0, Math.round(e.latencyMs)),
-    e.cacheHit ?? false, inputPreview(e.inputText), e.at ?? new Date(),
-  ];
+function row(e: UsageEventInput): Record<string, unknown> {
+  return {
+    user_id: e.principal.userId, key_id: e.principal.keyId, project_id: e.principal.projectId, environment: storable(e.principal.environment),
+    method: e.method, tool_name: storable(e.toolName), client: storable(e.client), fidelity: storable(e.fidelity), model: storable(e.model),
+    status: e.status, input_tokens: e.inputTokens, output_tokens: e.outputTokens, savings_percent: savingsPercent(e.inputTokens, e.outputTokens),
+    latency_ms: Math.max(0, Math.round(e.latencyMs)), cache_hit: e.cacheHit ?? false, input_preview: inputPreview(e.inputText), created_at: e.at ?? new Date(),
+  };
 }
 
-/** One multi-row INSERT for a batch of events; returns their ids in order. */
+// The rows travel as one JSON text parameter (text, so no driver encodes it again): the statement is
+// the same for any batch size, and the embedded database binds one value instead of 17 per row
+// (about a quarter less CPU per row on PGlite).
+const INSERT = `insert into usage_events (${COLUMNS})
+  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::text::json)`;
+
+/** One INSERT for a batch of events; returns their ids in order. */
 export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const values = events.map((_, i) => `(${Array.from({ length: COLUMNS }, (_, j) => `$${i * COLUMNS + j + 1}`).join(', ')})`);
-  const rows = await db.query<{ id: string }>(
-    `insert into usage_events (user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model,
-       status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at)
-     values ${values.join(', ')} returning id`,
-    events.flatMap(row),
-  );
+  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [JSON.stringify(events.map(row))]);
   return rows.map((r) => r.id);
+}
+
+/** The same INSERT without reading ids back (the group commit needs none). */
+async function writeUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<void> {
+  await db.query(INSERT, [JSON.stringify(events.map(row))]);
 }
 
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
@@ -63,6 +69,9 @@ export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promi
 }
 
 const MAX_BATCH = 500;
+/** A batch that starts within this long of the previous one's end is under load: it gathers a while. */
+const BUSY_WITHIN_MS = 20;
+const GATHER_WHEN_BUSY_MS = 3;
 
 /**
  * Writes a batch; when the batch INSERT fails as a whole (a row the database refuses), the rows go
@@ -70,7 +79,7 @@ const MAX_BATCH = 500;
  */
 async function insertBatch(db: Queryable, batch: readonly UsageEventInput[], log: Pick<Logger, 'error'>): Promise<void> {
   try {
-    await insertUsageEvents(db, batch);
+    await writeUsageEvents(db, batch);
   } catch (err) {
     if (err instanceof DatabaseUnavailableError || batch.length === 1) {
       log.error('usage event not written', { events: batch.length, error: err instanceof Error ? err.message : String(err) });
@@ -90,11 +99,12 @@ interface PendingEvent {
  * Usage events by group commit: record() resolves once the event's INSERT has committed, so a call is
  * answered only after its event is durable (it survives kill -9). Events that arrive while a batch is
  * being written go together in the next one, so under load one INSERT carries many calls and a call
- * waits about one INSERT, not a fixed window.
+ * waits about one INSERT (plus a 3 ms gathering window while batches follow each other closely).
  */
 export class UsageWriter {
   private pending: PendingEvent[] = [];
   private running: Promise<void> | null = null;
+  private lastDrained = -Infinity;
 
   constructor(
     private readonly db: Queryable,
@@ -114,8 +124,11 @@ export class UsageWriter {
   }
 
   private async drain(): Promise<void> {
-    // Let the calls answered in this turn of the event loop join the first batch.
-    await new Promise((r) => setImmediate(r));
+    // Let the calls answered in this turn of the event loop join the first batch. Under steady load
+    // (the last batch ended moments ago) wait a little longer: computed calls finish a few ms apart,
+    // and an INSERT of one row cost PGlite about as much event-loop time as the compression itself.
+    const busy = performance.now() - this.lastDrained < BUSY_WITHIN_MS;
+    await new Promise((r) => (busy ? setTimeout(r, GATHER_WHEN_BUSY_MS) : setImmediate(r)));
     while (this.pending.length) {
       const batch = this.pending.splice(0, MAX_BATCH);
       try {
@@ -125,6 +138,7 @@ export class UsageWriter {
         for (const p of batch) p.done(err);
       }
     }
+    this.lastDrained = performance.now();
     this.running = null;
   }
 }
