@@ -5,9 +5,10 @@
 // or tool is covered by being registered.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allTools } from '../../src/mcp/registry.js';
+import { allTools, inputJsonSchema } from '../../src/mcp/registry.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { objectFields } from '../helpers/zodFields.js';
 
 /** Seeded, so a failure names a case that can be replayed. */
 const SEED = 20261124;
@@ -60,12 +61,6 @@ const rawBody = fc.oneof(
   fc.constant(Buffer.from([0xc3, 0x28, 0xa0, 0xa1, 0xff, 0xfe])), // invalid UTF-8
 );
 
-/** Top-level field names of a zod object schema (through effects, defaults and optionals). */
-function fieldsOf(schema: unknown): string[] {
-  let s = schema as { _def?: { typeName?: string; schema?: unknown; innerType?: unknown; shape?: () => Record<string, unknown> } } | undefined;
-  for (let i = 0; i < 8 && s?._def && s._def.typeName !== 'ZodObject'; i++) s = (s._def.schema ?? s._def.innerType) as typeof s;
-  return s?._def?.typeName === 'ZodObject' && s._def.shape ? Object.keys(s._def.shape()) : [];
-}
 
 const pathParam = fc.oneof(fc.uuid(), hostileString.filter((s) => s.length < 300), fc.constantFrom('..', '%00', '1e20', '-1', '0'));
 
@@ -85,7 +80,7 @@ function checkAnswer(where: string, status: number, text: string) {
 describe(`registry-driven fuzzing (${DB_KIND})`, () => {
   it('every REST route answers malformed input with a 4xx and a detail, never a 5xx or a stack trace', async () => {
     for (const [r, route] of allRoutes.entries()) {
-      const fields = [...fieldsOf(route.body), ...fieldsOf(route.query)];
+      const fields = [...objectFields(route.body), ...objectFields(route.query)];
       // A parameter starts a segment; a colon inside one is literal (the A2A binding's /message:send).
       const params = (route.path.match(/(?<=\/):\w+/g) ?? []).length;
       await fc.assert(
@@ -111,9 +106,15 @@ describe(`registry-driven fuzzing (${DB_KIND})`, () => {
     }
   }, 600_000);
 
+  it('sees every schema\'s fields (the property tests build bodies from them)', () => {
+    // Same keys as the JSON Schema the tool list publishes: a zod upgrade must not blind the fuzzer.
+    for (const tool of allTools()) expect(objectFields(tool.input).sort(), tool.name).toEqual(Object.keys((inputJsonSchema(tool).properties as object | undefined) ?? {}).sort());
+    expect(allRoutes.filter((r) => objectFields(r.body).length > 0).length).toBeGreaterThan(20);
+  });
+
   it('every MCP tool answers malformed arguments with a tool-level error, never an internal_error', async () => {
     for (const [t, tool] of allTools().entries()) {
-      const fields = fieldsOf(tool.input);
+      const fields = objectFields(tool.input);
       await fc.assert(
         fc.asyncProperty(bodyFor(fields), async (args) => {
           const res = await fetch(`${server.url}/mcp`, {

@@ -10,13 +10,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import { FetchRefusedError, fetchPublicHttps, isPublicAddress } from '../../src/domain/platform/ssrf.js';
 import { allTools, inputJsonSchema } from '../../src/mcp/registry.js';
 import { allRoutes } from '../../src/routes/index.js';
 import { makeTenant } from '../kb/helpers.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { objectFields } from '../helpers/zodFields.js';
 
 /** Each spelling names a loopback, private, link-local or metadata address. */
 const SPELLINGS: [string, string][] = [
@@ -261,11 +261,6 @@ const NOT_FETCHED: Record<string, string> = {
 };
 
 const URL_FIELD = /(^|_)(url|uri|href|link|endpoint)$/i;
-function objectKeys(schema: unknown): string[] {
-  let s = schema as { _def?: { schema?: unknown; innerType?: unknown } } | undefined;
-  while (s && !(s instanceof z.ZodObject)) s = (s._def?.schema ?? s._def?.innerType) as typeof s;
-  return s ? Object.keys((s as z.ZodObject<z.ZodRawShape>).shape) : [];
-}
 
 describe(`SSRF through every URL-taking route and tool (${DB_KIND})`, () => {
   let server: TestServer;
@@ -281,7 +276,7 @@ describe(`SSRF through every URL-taking route and tool (${DB_KIND})`, () => {
 
   it('every URL field in the registries is a known feature here', () => {
     const found = [
-      ...allRoutes.flatMap((r) => objectKeys(r.body).filter((k) => URL_FIELD.test(k)).map((k) => `${r.method} ${r.path} ${k}`)),
+      ...allRoutes.flatMap((r) => objectFields(r.body).filter((k) => URL_FIELD.test(k)).map((k) => `${r.method} ${r.path} ${k}`)),
       ...allTools().flatMap((t) => Object.keys((inputJsonSchema(t).properties as object | undefined) ?? {}).filter((k) => URL_FIELD.test(k)).map((k) => `tool ${t.name} ${k}`)),
     ];
     expect(found.sort()).toEqual([...Object.keys(FEATURES), ...Object.keys(NOT_FETCHED)].sort());

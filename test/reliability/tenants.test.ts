@@ -11,6 +11,7 @@ import { allRoutes } from '../../src/routes/index.js';
 import { makePeer } from '../federation/helpers.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+import { objectFields } from '../helpers/zodFields.js';
 
 let server: TestServer;
 /** The first user's resources, by path parameter / tool argument name. */
@@ -222,8 +223,7 @@ describe(`cross-tenant matrix (${DB_KIND})`, () => {
     const covered = new Set(TOOL_CALLS.map((c) => c.tool));
     const missing = allTools()
       .filter((t) => {
-        const shape = (t.input as { _def?: { shape?: () => Record<string, unknown>; schema?: { _def?: { shape?: () => Record<string, unknown> } } } })._def;
-        const fields = Object.keys(shape?.shape?.() ?? shape?.schema?._def?.shape?.() ?? {});
+        const fields = objectFields(t.input);
         return fields.some((f) => ID_ARGUMENTS.includes(f));
       })
       .map((t) => t.name)

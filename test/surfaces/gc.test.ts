@@ -119,9 +119,10 @@ describe('gc piped: clean JSON on stdout, nothing on stderr', () => {
     expect(out.mode).toBe('server');
     expect(out.results).toHaveLength(fileCount);
     expect(out.results.map((r: any) => r.file)).toContain(join('nested', '01-' + readdirSync(DOCS).filter((f) => f.endsWith('.md')).sort()[1]));
-    // The server's figures are the local engine's (same engine, same tokenizer).
+    // The server's figures are the local engine's (same engine, same tokenizer) within 1%: the server's
+    // markers carry names and an expand id (docs/markers.md), which the selection prices.
     const local = JSON.parse((await gc(['--json', 'compress', folder])).stdout);
-    expect(out.summary.tokens_saved).toBe(local.summary.tokens_saved);
+    expect(Math.abs(out.summary.tokens_saved - local.summary.tokens_saved)).toBeLessThan(local.summary.tokens_saved * 0.01);
 
     const usage = await gc(['usage', '--json'], serverEnv);
     expect(usage.code).toBe(0);

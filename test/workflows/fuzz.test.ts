@@ -7,6 +7,7 @@ import { allTools } from '../../src/mcp/registry.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';
+import { objectFields } from '../helpers/zodFields.js';
 
 const RUNS = Number(process.env.WORKFLOW_FUZZ_RUNS ?? 40);
 const SEED = 1818;
@@ -61,11 +62,6 @@ const graph = fc.oneof(
   hostileValue,
 );
 
-function fieldsOf(schema: unknown): string[] {
-  let s = schema as { _def?: { typeName?: string; schema?: unknown; innerType?: unknown; shape?: () => Record<string, unknown> } } | undefined;
-  for (let i = 0; i < 8 && s?._def && s._def.typeName !== 'ZodObject'; i++) s = (s._def.schema ?? s._def.innerType) as typeof s;
-  return s?._def?.typeName === 'ZodObject' && s._def.shape ? Object.keys(s._def.shape()) : [];
-}
 
 const OURS = /^gc_(plan|workflow|run|provider)_/;
 
@@ -75,7 +71,7 @@ describe(`workflow, run, plan and provider tools under hostile arguments (${DB_K
     expect(tools.length).toBe(17);
     let cases = 0;
     for (const [i, tool] of tools.entries()) {
-      const fields = fieldsOf(tool.input);
+      const fields = objectFields(tool.input);
       const value = (f: string) => (f === 'graph' ? graph : fc.oneof(hostileValue, fc.constantFrom(...ids)));
       const args = fc.oneof(fc.record(Object.fromEntries(fields.map((f) => [f, value(f)])), { requiredKeys: [] }), hostileValue);
       await fc.assert(
