@@ -29,7 +29,8 @@ function sectionTitle(text: string, t: CompressTrace, id: number, hasHeadings: b
 
 export async function explainCompression(input: ExplainInput, options: CompressTextOptions = {}) {
   let trace: CompressTrace | null = null;
-  const out = await compressText({ text: input.text, fidelity: input.fidelity, query: input.query, model: input.model }, { ...options, onTrace: (t) => (trace = t) });
+  // With marker ids, as the served compressions run: the same output, and its markers expand.
+  const out = await compressText({ text: input.text, fidelity: input.fidelity, query: input.query, model: input.model, markerIds: true }, { ...options, onTrace: (t) => (trace = t) });
   const base = {
     fidelity: out.fidelity,
     mode: out.mode,
@@ -39,6 +40,7 @@ export async function explainCompression(input: ExplainInput, options: CompressT
     units_kept: out.units_kept,
     score_weights: WEIGHTS,
     compressed_text: out.compressed_text,
+    markers: out.markers,
   };
   const t = trace as CompressTrace | null;
   if (!t) return { ...base, budget_tokens: out.original_tokens, all_kept: input.fidelity === 'raw' ? 'raw' : 'empty', cutoff_priority: null, sections: [] };
