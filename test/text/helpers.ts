@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { splitSentences } from '../../workers/text/index.js';
 
-export const MARKER = /\[… [^\]]*tokens?\]/g;
+export const MARKER = /\[… [^\]]*tokens?(?: #\d+\.\d+)?\]/g; // served markers carry an expand id
 
 /** A realistic multi-thousand-token Markdown document nobody here wrote (installed dependency docs). */
 export function realDoc(path = 'node_modules/postgres/README.md'): string {
