@@ -69,9 +69,6 @@ export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promi
 }
 
 const MAX_BATCH = 500;
-/** A batch that starts within this long of the previous one's end is under load: it gathers a while. */
-const BUSY_WITHIN_MS = 20;
-const GATHER_WHEN_BUSY_MS = 3;
 
 /**
  * Writes a batch; when the batch INSERT fails as a whole (a row the database refuses), the rows go
@@ -99,12 +96,11 @@ interface PendingEvent {
  * Usage events by group commit: record() resolves once the event's INSERT has committed, so a call is
  * answered only after its event is durable (it survives kill -9). Events that arrive while a batch is
  * being written go together in the next one, so under load one INSERT carries many calls and a call
- * waits about one INSERT (plus a 3 ms gathering window while batches follow each other closely).
+ * waits about one INSERT, not a fixed window.
  */
 export class UsageWriter {
   private pending: PendingEvent[] = [];
   private running: Promise<void> | null = null;
-  private lastDrained = -Infinity;
 
   constructor(
     private readonly db: Queryable,
@@ -124,11 +120,10 @@ export class UsageWriter {
   }
 
   private async drain(): Promise<void> {
-    // Let the calls answered in this turn of the event loop join the first batch. Under steady load
-    // (the last batch ended moments ago) wait a little longer: computed calls finish a few ms apart,
-    // and an INSERT of one row cost PGlite about as much event-loop time as the compression itself.
-    const busy = performance.now() - this.lastDrained < BUSY_WITHIN_MS;
-    await new Promise((r) => (busy ? setTimeout(r, GATHER_WHEN_BUSY_MS) : setImmediate(r)));
+    // Let the calls answered in this turn of the event loop join the first batch. No longer wait: a
+    // call is answered only after its event commits, so a gathering window (3 ms was tried) adds its
+    // length to every sequential call's latency (MCP and REST p50 +3-5 ms on a quiet machine).
+    await new Promise((r) => setImmediate(r));
     while (this.pending.length) {
       const batch = this.pending.splice(0, MAX_BATCH);
       try {
@@ -138,7 +133,6 @@ export class UsageWriter {
         for (const p of batch) p.done(err);
       }
     }
-    this.lastDrained = performance.now();
     this.running = null;
   }
 }
