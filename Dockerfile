@@ -4,6 +4,8 @@ FROM node:20-bookworm AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
 COPY package.json package-lock.json .npmrc ./
+# postinstall patches dependencies whose fix is not released yet (scripts/patches/apply.mjs).
+COPY scripts/patches ./scripts/patches
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
