@@ -14,8 +14,9 @@ import type { SimilarityGraph } from './graph.js';
 import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
-import { unitDetails } from './details.js';
-import { markerFor, renderSkeleton, renderWithIds } from './render.js';
+import { unitDetails, unitNames } from './details.js';
+import { elisionMarker, KNOB, markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
+import { squeeze } from './squeeze.js';
 import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -94,22 +95,26 @@ const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
 const markerCostCache = new Map<string, number>();
+/** What selection prices one marker at: a typical one (two names, a count, an id when served). */
 function markerCost(tokenizer: TokenizerName, ref: string | null): number {
   let c = markerCostCache.get(`${tokenizer}:${!!ref}`);
   if (c === undefined) {
-    c = countTokens(ref ? `\n\n[… Setup, Usage +2 more: 345 tokens #${ref}.1]` : '\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
+    const run = { headings: 3, names: ['Setup', 'Usage'], codeNames: [], sentences: 12, rows: 0, codeLines: 0, blocks: 0, tokens: 345, start: 0, end: 0, last: 0 };
+    const shown = ['maxAge', 'ttlAutopurge', 'sql.begin', 'onRequest'].slice(0, process.env.FID_NMIN ? 0 : KNOB.codeNames);
+    c = countTokens('\n\n' + elisionMarker(run, ref ? `${ref}.1` : undefined, shown), tokenizer);
     markerCostCache.set(`${tokenizer}:${!!ref}`, c);
   }
-  return c;
+  return process.env.FID_MCOST ? c + Number(process.env.FID_MCOST) : c;
 }
 
 export { budgetFor };
 
-interface Analysis {
+interface Analysis extends Skeleton {
   total: number;
   blocks: Block[];
   units: Unit[];
   tokens: Int32Array;
+  gaps: Int32Array;
   unitTerms: number[][];
   vocab: Vocabulary;
   graph: SimilarityGraph;
@@ -123,7 +128,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
   const blocks = parseBlocks(text);
   const units = buildUnits(text, blocks);
   const n = units.length;
-  const { total, perSpan: tokens } = countSpans(text, units, tokenizer);
+  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer);
   const vocab = new Vocabulary();
   const unitTerms: number[][] = new Array(n);
   for (let i = 0; i < n; i++) unitTerms[i] = vocab.encodeSpan(text, units[i]!.start, units[i]!.end);
@@ -146,7 +151,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { total, blocks, units, tokens, unitTerms, vocab, graph, plain, deps, section, parts };
+  return { text, total, blocks, units, tokens, gaps, names: unitNames(text, units), unitTerms, vocab, graph, plain, deps, section, parts };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -195,9 +200,8 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   const n = a.units.length;
   const firm = input.budgetTokens != null && input.budgetTokens > 0;
   const budget = firm ? Math.min(original, Math.floor(input.budgetTokens!)) : budgetFor(original, input.fidelity);
-  const cost = a.tokens; // attributed pieces already carry the trailing punctuation/newlines
   let total = 0;
-  for (let i = 0; i < n; i++) total += cost[i]!;
+  for (let i = 0; i < n; i++) total += a.tokens[i]!;
   const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
     options.onTrace?.({ blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
   if (total <= budget || n === 0) {
@@ -205,6 +209,8 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
   }
 
+  // attributed pieces already carry the trailing punctuation/newlines
+  const cost = !query && !firm && SQUEEZE.has(input.fidelity) ? squeezeUnits(a, tokenizer) : a.tokens;
   let priority = a.plain;
   if (query) {
     const queryTerms = [...new Set(terms(query))].map((t) => a.vocab.lookup(t)).filter((t): t is number => t !== undefined);
@@ -221,7 +227,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     selectUnits({
       cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
       markerCost: markerCost(tokenizer, ref), capped,
-      capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
+      capTokens: b * (process.env.FID_HS && !query ? Number(process.env.FID_HS) : HEADING_SHARE[mode]), lambda: MMR_LAMBDA,
       details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT,
     });
 
@@ -241,11 +247,11 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     for (let round = 0; round < AIM_ROUNDS; round++) {
       const kept = select(target);
       const stats: RenderStats = { markers: [], pieces: 0 };
-      const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats, ref);
+      const out = renderSkeleton(a, kept, stats, ref);
       // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
       // whole output is only paid for when the estimate says it may fit.
       let estimate = stats.pieces;
-      for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
+      for (let i = 0; i < n; i++) if (kept[i]) estimate += cost[i]!;
       for (const m of stats.markers) estimate += fastCount(m, tokenizer);
       const exact = estimate * ratio <= budget * 1.03;
       const outTokens = exact ? fastCount(out, tokenizer) : Math.ceil(estimate * ratio);
@@ -264,7 +270,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     if (!best) {
       // Last resort: drop the lowest-priority free units until the exact count fits.
       const kept = select(Math.floor(target * 0.8));
-      let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+      let out = renderSkeleton(a, kept, undefined, ref);
       let outTokens = fastCount(out, tokenizer);
       for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
         const needed = (outTokens - budget) * (1 + round * 0.5);
@@ -280,12 +286,12 @@ export async function compressText(input: CompressTextInput, options: CompressTe
           freed += cost[v]!;
         }
         if (freed === 0) kept.fill(0);
-        out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+        out = renderSkeleton(a, kept, undefined, ref);
         outTokens = fastCount(out, tokenizer);
       }
       best = { out, tokens: outTokens, kept };
     }
-    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
+    return settle(a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
   };
   /**
    * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
@@ -306,7 +312,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       }
     }
     if (!grew) return own;
-    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+    const out = renderSkeleton(a, kept, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept };
   };
   const best = firm ? chooseAt(budget, input.fidelity) : chooseLevel(input.fidelity);
@@ -321,10 +327,30 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   trace(priority, kept, null);
   if (ref) {
     // The layout is final: the real ref replaces the placeholder (same token cost, recounted anyway).
-    const ided = renderWithIds(text, a.blocks, a.units, kept, a.tokens);
+    const ided = renderWithIds(a, kept);
     if (ided) return { ...result(ided.out, original, fastCount(ided.out, tokenizer), input.fidelity, mode, tokenizer, n, unitsKept), markers: ided.layout };
   }
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
+}
+
+const SQUEEZE = new Set((typeof process !== 'undefined' && process.env.FID_SQ) ? process.env.FID_SQ.split(',') : []);
+
+/** Prose sentences in their squeezed form (squeeze.ts) for rendering, and what each then costs. */
+function squeezeUnits(a: Analysis, tokenizer: TokenizerName): Int32Array {
+  const cost = a.tokens.slice();
+  const rewrite: (string | undefined)[] = new Array(a.units.length);
+  a.units.forEach((u, i) => {
+    const kind = a.blocks[u.block]!.kind;
+    if (u.kind !== 'sentence' || (kind !== 'paragraph' && kind !== 'list' && kind !== 'quote')) return;
+    const s = squeeze(a.text.slice(u.start, u.end));
+    if (s === undefined) return;
+    const c = fastCount(s, tokenizer);
+    if (c >= cost[i]!) return;
+    rewrite[i] = s;
+    cost[i] = c;
+  });
+  a.rewrite = rewrite;
+  return cost;
 }
 
 /** Most units added so that kept text outweighs its markers (small inputs only ever need one or two). */
@@ -341,7 +367,7 @@ const MAX_SUBSTANCE_ADDS = 4;
  *   kept instead, unless the exact count then passes the budget.
  * Returns null when the selection already obeys both.
  */
-function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
+function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
   const n = a.units.length;
   const kept = chosen.slice();
   const keep = (into: Uint8Array, i: number) => {
@@ -353,7 +379,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };
-      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats); // plain spelling: an id is navigation, not noise the content must outweigh
+      renderSkeleton(a, kept, stats); // plain spelling: an id is navigation, not noise the content must outweigh
       let content = 0;
       for (let i = 0; i < n; i++) if (kept[i] && a.units[i]!.kind !== 'heading') content += a.tokens[i]!;
       let markers = 0;
@@ -378,8 +404,11 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     }
     let j = i;
     let hidden = 0;
-    while (j < n && !filled[j]) hidden += a.tokens[j++]!;
-    if (hidden <= fastCount(markerFor(text, a.units, a.tokens, i, j - 1, ref), tokenizer)) {
+    while (j < n && !filled[j]) {
+      hidden += a.tokens[j]! + (j > i ? a.gaps[j]! : 0);
+      j++;
+    }
+    if (hidden <= fastCount(markerFor(a, filled, i, j - 1, ref), tokenizer)) {
       for (let k = i; k < j; k++) keep(filled, k);
       cheap = true;
     }
@@ -387,7 +416,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
   }
   if (!substance && !cheap) return null;
   const render = (k: Uint8Array) => {
-    const out = renderSkeleton(text, a.blocks, a.units, k, a.tokens, undefined, ref);
+    const out = renderSkeleton(a, k, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept: k };
   };
   if (cheap) {
