@@ -14,9 +14,8 @@ import type { SimilarityGraph } from './graph.js';
 import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
-import { unitDetails, unitNames } from './details.js';
-import { elisionMarker, KNOB, markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
-import { squeeze } from './squeeze.js';
+import { unitDetails } from './details.js';
+import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -95,16 +94,13 @@ const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
 const markerCostCache = new Map<string, number>();
-/** What selection prices one marker at: a typical one (two names, a count, an id when served). */
 function markerCost(tokenizer: TokenizerName, ref: string | null): number {
   let c = markerCostCache.get(`${tokenizer}:${!!ref}`);
   if (c === undefined) {
-    const run = { headings: 3, names: ['Setup', 'Usage'], codeNames: [], sentences: 12, rows: 0, codeLines: 0, blocks: 0, tokens: 345, start: 0, end: 0, last: 0 };
-    const shown = ['maxAge', 'ttlAutopurge', 'sql.begin', 'onRequest'].slice(0, process.env.FID_NMIN ? 0 : KNOB.codeNames);
-    c = countTokens('\n\n' + elisionMarker(run, ref ? `${ref}.1` : undefined, shown), tokenizer);
+    c = countTokens(ref ? `\n\n[… Setup, Usage +2 more: 345 tokens #${ref}.1]` : '\n\n[… 1 heading, 12 sentences, 345 tokens]', tokenizer);
     markerCostCache.set(`${tokenizer}:${!!ref}`, c);
   }
-  return process.env.FID_MCOST ? c + Number(process.env.FID_MCOST) : c;
+  return c;
 }
 
 export { budgetFor };
@@ -151,7 +147,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { text, total, blocks, units, tokens, gaps, names: unitNames(text, units), unitTerms, vocab, graph, plain, deps, section, parts };
+  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -200,8 +196,9 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   const n = a.units.length;
   const firm = input.budgetTokens != null && input.budgetTokens > 0;
   const budget = firm ? Math.min(original, Math.floor(input.budgetTokens!)) : budgetFor(original, input.fidelity);
+  const cost = a.tokens; // attributed pieces already carry the trailing punctuation/newlines
   let total = 0;
-  for (let i = 0; i < n; i++) total += a.tokens[i]!;
+  for (let i = 0; i < n; i++) total += cost[i]!;
   const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
     options.onTrace?.({ blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
   if (total <= budget || n === 0) {
@@ -209,8 +206,6 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
   }
 
-  // attributed pieces already carry the trailing punctuation/newlines
-  const cost = !query && !firm && SQUEEZE.has(input.fidelity) ? squeezeUnits(a, tokenizer) : a.tokens;
   let priority = a.plain;
   if (query) {
     const queryTerms = [...new Set(terms(query))].map((t) => a.vocab.lookup(t)).filter((t): t is number => t !== undefined);
@@ -227,7 +222,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     selectUnits({
       cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
       markerCost: markerCost(tokenizer, ref), capped,
-      capTokens: b * (process.env.FID_HS && !query ? Number(process.env.FID_HS) : HEADING_SHARE[mode]), lambda: MMR_LAMBDA,
+      capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
       details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT,
     });
 
@@ -251,7 +246,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
       // whole output is only paid for when the estimate says it may fit.
       let estimate = stats.pieces;
-      for (let i = 0; i < n; i++) if (kept[i]) estimate += cost[i]!;
+      for (let i = 0; i < n; i++) if (kept[i]) estimate += a.tokens[i]!;
       for (const m of stats.markers) estimate += fastCount(m, tokenizer);
       const exact = estimate * ratio <= budget * 1.03;
       const outTokens = exact ? fastCount(out, tokenizer) : Math.ceil(estimate * ratio);
@@ -333,26 +328,6 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
 }
 
-const SQUEEZE = new Set((typeof process !== 'undefined' && process.env.FID_SQ) ? process.env.FID_SQ.split(',') : []);
-
-/** Prose sentences in their squeezed form (squeeze.ts) for rendering, and what each then costs. */
-function squeezeUnits(a: Analysis, tokenizer: TokenizerName): Int32Array {
-  const cost = a.tokens.slice();
-  const rewrite: (string | undefined)[] = new Array(a.units.length);
-  a.units.forEach((u, i) => {
-    const kind = a.blocks[u.block]!.kind;
-    if (u.kind !== 'sentence' || (kind !== 'paragraph' && kind !== 'list' && kind !== 'quote')) return;
-    const s = squeeze(a.text.slice(u.start, u.end));
-    if (s === undefined) return;
-    const c = fastCount(s, tokenizer);
-    if (c >= cost[i]!) return;
-    rewrite[i] = s;
-    cost[i] = c;
-  });
-  a.rewrite = rewrite;
-  return cost;
-}
-
 /** Most units added so that kept text outweighs its markers (small inputs only ever need one or two). */
 const MAX_SUBSTANCE_ADDS = 4;
 
@@ -408,7 +383,7 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
       hidden += a.tokens[j]! + (j > i ? a.gaps[j]! : 0);
       j++;
     }
-    if (hidden <= fastCount(markerFor(a, filled, i, j - 1, ref), tokenizer)) {
+    if (hidden <= fastCount(markerFor(a, i, j - 1, ref), tokenizer)) {
       for (let k = i; k < j; k++) keep(filled, k);
       cheap = true;
     }

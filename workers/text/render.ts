@@ -1,7 +1,6 @@
 // Faithful skeleton: original order, verbatim kept text, elision markers for every dropped run.
 import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
-import type { UnitNames } from './details.js';
 import { headingName, markerRef, MAX_NAMES, nameList, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
 
 /** One analysed document: what renderSkeleton needs besides the kept flags. */
@@ -12,18 +11,12 @@ export interface Skeleton {
   tokens: ArrayLike<number>;
   /** Tokens between unit k-1 and unit k that neither holds (list bullets, rules, blank lines). */
   gaps?: ArrayLike<number>;
-  /** Code-like names per unit, for markers that name what they hide. */
-  names?: UnitNames;
-  /** Shorter text a kept unit is rendered as, when it has one (in-sentence compression). */
-  rewrite?: readonly (string | undefined)[];
 }
 
 interface Run {
   headings: number;
   /** Names of the first hidden headings (markers.ts shows at most MAX_NAMES). */
   names: string[];
-  /** Code-like names of the hidden units, in document order (first unit holding each). */
-  codeNames: string[];
   sentences: number;
   rows: number;
   codeLines: number;
@@ -32,33 +25,23 @@ interface Run {
   /** Offsets of the hidden text in the original: the first hidden unit's start, the last one's end. */
   start: number;
   end: number;
+  /** The last hidden unit so far. */
   last: number;
 }
 
-const emptyRun = (): Run => ({ headings: 0, names: [], codeNames: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
+const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-
-const ENV = (k: string, d: string) => (typeof process !== 'undefined' && process.env[k]) || d;
-export const KNOB = {
-  codeNames: Number(ENV('FID_NAMES', '0')),
-  more: ENV('FID_MORE', '1') === '1',
-  tok: ENV('FID_TOK', 'tokens'),
-  plainNames: ENV('FID_PLAIN', 'counts') === 'names',
-};
 
 /**
  * With an id (served outputs, docs/markers.md): `[… Install, Usage +3 more: 212 tokens #482913650271.0]`,
  * the hidden headings by name, the hidden tokens and the id; short, since markers are paid for out of
  * the fidelity's budget. Without: `[… 3 sentences, 212 tokens]`, parts with a zero count left out.
  */
-export function elisionMarker(run: Run, id?: string, shownNames: readonly string[] = []): string {
-  if (id || KNOB.plainNames) {
-    let names = nameList(run.names, run.headings);
-    if (!KNOB.more) names = names.replace(/ more$/, '');
-    if (shownNames.length) names = names ? `${names}; ${shownNames.join(', ')}` : shownNames.join(', ');
-    const count = KNOB.tok === 'tokens' ? plural(run.tokens, 'token', 'tokens') : `${run.tokens}${KNOB.tok}`;
-    return `[… ${names ? `${names}: ` : ''}${count}${id ? ` #${id}` : ''}]`;
+export function elisionMarker(run: Run, id?: string): string {
+  if (id) {
+    const names = nameList(run.names, run.headings);
+    return `[… ${names ? `${names}: ` : ''}${plural(run.tokens, 'token', 'tokens')} #${id}]`;
   }
   const parts: string[] = [];
   if (run.headings) parts.push(plural(run.headings, 'heading', 'headings'));
@@ -79,7 +62,6 @@ function addToRun(run: Run, sk: Skeleton, k: number): void {
   run.last = k;
   if (run.start < 0) run.start = u.start;
   run.end = u.end;
-  if (sk.names) for (const n of sk.names.perUnit[k]!) if (!run.codeNames.includes(n)) run.codeNames.push(n);
   if (kind === 'heading') {
     if (run.names.length < MAX_NAMES) run.names.push(headingName(sk.text.slice(u.start, u.end)));
     run.headings++;
@@ -89,35 +71,14 @@ function addToRun(run: Run, sk: Skeleton, k: number): void {
   else run.codeLines += u.lineCount;
 }
 
-/** The code names a marker shows: those of its run that no kept unit shows, most widespread first. */
-function shownFor(run: Run, sk: Skeleton, visible: ReadonlySet<string> | null): string[] {
-  if (!sk.names || !KNOB.codeNames || !run.codeNames.length || run.tokens < Number(ENV('FID_NMIN', '0'))) return [];
-  const df = sk.names.units;
-  return run.codeNames
-    .filter((n) => !visible?.has(n))
-    .map((n, i) => ({ n, i }))
-    .sort((a, b) => df.get(b.n)! - df.get(a.n)! || a.i - b.i)
-    .slice(0, KNOB.codeNames)
-    .sort((a, b) => a.i - b.i)
-    .map((x) => x.n);
-}
-
-/** Names the kept units already show (a marker names only what the reader cannot see). */
-function visibleNames(sk: Skeleton, kept: ArrayLike<number>): Set<string> | null {
-  if (!sk.names || !KNOB.codeNames) return null;
-  const seen = new Set<string>();
-  for (let i = 0; i < sk.units.length; i++) if (kept[i]) for (const n of sk.names.perUnit[i]!) seen.add(n);
-  return seen;
-}
-
 /**
  * The marker that would stand for units `from`..`to` (inclusive) when they are dropped together;
  * with a ref, priced with an id of the same token cost as the real one (markers.ts).
  */
-export function markerFor(sk: Skeleton, kept: ArrayLike<number>, from: number, to: number, ref?: string | null): string {
+export function markerFor(sk: Skeleton, from: number, to: number, ref?: string | null): string {
   const run = emptyRun();
   for (let k = from; k <= to; k++) addToRun(run, sk, k);
-  return elisionMarker(run, ref ? `${ref}.0` : undefined, shownFor(run, sk, visibleNames(sk, kept)));
+  return elisionMarker(run, ref ? `${ref}.0` : undefined);
 }
 
 /** Filled by renderSkeleton when passed: what was added around the verbatim unit text. */
@@ -128,33 +89,16 @@ export interface RenderStats {
   spans?: number[];
 }
 
-const unitText = (sk: Skeleton, k: number) => sk.rewrite?.[k] ?? sk.text.slice(sk.units[k]!.start, sk.units[k]!.end);
-
-/** A wholly kept block: its original text, with the kept units that have a shorter form rewritten. */
-function wholeBlock(sk: Skeleton, blk: Block, first: number, end: number): string {
-  if (!sk.rewrite) return sk.text.slice(blk.start, blk.end);
-  let s = '';
-  let at = blk.start;
-  for (let k = first; k < end; k++) {
-    const r = sk.rewrite[k];
-    if (r === undefined) continue;
-    s += sk.text.slice(at, sk.units[k]!.start) + r;
-    at = sk.units[k]!.end;
-  }
-  return s + sk.text.slice(at, blk.end);
-}
-
 export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
   const { text, blocks, units } = sk;
   const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
   const outBlock: number[] = [];
-  const visible = visibleNames(sk, kept);
   let run = emptyRun();
   let pending = false;
   let count = 0;
   /** The marker of the run so far; the run starts again. */
   const close = () => {
-    const m = elisionMarker(run, ref ? `${ref}.${count}` : undefined, shownFor(run, sk, visible));
+    const m = elisionMarker(run, ref ? `${ref}.${count}` : undefined);
     count++;
     stats?.markers.push(m);
     stats?.spans?.push(run.start, run.end);
@@ -187,7 +131,7 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
         if (parts.length) parts.push(close());
         else flushStandalone();
       }
-      parts.push(unitText(sk, k));
+      parts.push(text.slice(units[k]!.start, units[k]!.end));
     }
     if (!parts.length) {
       // A whole block hidden by a run that starts in it: its list or quote prefix is hidden too.
@@ -195,7 +139,7 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
       continue;
     }
     let rendered: string;
-    if (allKept) rendered = wholeBlock(sk, blk, first, u);
+    if (allKept) rendered = text.slice(blk.start, blk.end);
     else if (blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote') rendered = blk.prefix + parts.join(' ');
     else if (blk.kind === 'code' && blk.closeLine >= 0 && !kept[u - 1]) {
       // Summarised fenced code: the last chunk (which holds the closing fence) was dropped, so close it.
