@@ -15,7 +15,7 @@ import { plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
-import { markerFor, renderSkeleton, renderWithIds } from './render.js';
+import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -105,11 +105,12 @@ function markerCost(tokenizer: TokenizerName, ref: string | null): number {
 
 export { budgetFor };
 
-interface Analysis {
+interface Analysis extends Skeleton {
   total: number;
   blocks: Block[];
   units: Unit[];
   tokens: Int32Array;
+  gaps: Int32Array;
   unitTerms: number[][];
   vocab: Vocabulary;
   graph: SimilarityGraph;
@@ -123,7 +124,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
   const blocks = parseBlocks(text);
   const units = buildUnits(text, blocks);
   const n = units.length;
-  const { total, perSpan: tokens } = countSpans(text, units, tokenizer);
+  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer);
   const vocab = new Vocabulary();
   const unitTerms: number[][] = new Array(n);
   for (let i = 0; i < n; i++) unitTerms[i] = vocab.encodeSpan(text, units[i]!.start, units[i]!.end);
@@ -146,7 +147,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { total, blocks, units, tokens, unitTerms, vocab, graph, plain, deps, section, parts };
+  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -241,7 +242,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     for (let round = 0; round < AIM_ROUNDS; round++) {
       const kept = select(target);
       const stats: RenderStats = { markers: [], pieces: 0 };
-      const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats, ref);
+      const out = renderSkeleton(a, kept, stats, ref);
       // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
       // whole output is only paid for when the estimate says it may fit.
       let estimate = stats.pieces;
@@ -264,7 +265,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     if (!best) {
       // Last resort: drop the lowest-priority free units until the exact count fits.
       const kept = select(Math.floor(target * 0.8));
-      let out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+      let out = renderSkeleton(a, kept, undefined, ref);
       let outTokens = fastCount(out, tokenizer);
       for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
         const needed = (outTokens - budget) * (1 + round * 0.5);
@@ -280,12 +281,12 @@ export async function compressText(input: CompressTextInput, options: CompressTe
           freed += cost[v]!;
         }
         if (freed === 0) kept.fill(0);
-        out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+        out = renderSkeleton(a, kept, undefined, ref);
         outTokens = fastCount(out, tokenizer);
       }
       best = { out, tokens: outTokens, kept };
     }
-    return settle(text, a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
+    return settle(a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
   };
   /**
    * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
@@ -306,7 +307,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
       }
     }
     if (!grew) return own;
-    const out = renderSkeleton(text, a.blocks, a.units, kept, a.tokens, undefined, ref);
+    const out = renderSkeleton(a, kept, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept };
   };
   const best = firm ? chooseAt(budget, input.fidelity) : chooseLevel(input.fidelity);
@@ -321,7 +322,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   trace(priority, kept, null);
   if (ref) {
     // The layout is final: the real ref replaces the placeholder (same token cost, recounted anyway).
-    const ided = renderWithIds(text, a.blocks, a.units, kept, a.tokens);
+    const ided = renderWithIds(a, kept);
     if (ided) return { ...result(ided.out, original, fastCount(ided.out, tokenizer), input.fidelity, mode, tokenizer, n, unitsKept), markers: ided.layout };
   }
   return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
@@ -341,7 +342,7 @@ const MAX_SUBSTANCE_ADDS = 4;
  *   kept instead, unless the exact count then passes the budget.
  * Returns null when the selection already obeys both.
  */
-function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
+function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
   const n = a.units.length;
   const kept = chosen.slice();
   const keep = (into: Uint8Array, i: number) => {
@@ -353,7 +354,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };
-      renderSkeleton(text, a.blocks, a.units, kept, a.tokens, stats); // plain spelling: an id is navigation, not noise the content must outweigh
+      renderSkeleton(a, kept, stats); // plain spelling: an id is navigation, not noise the content must outweigh
       let content = 0;
       for (let i = 0; i < n; i++) if (kept[i] && a.units[i]!.kind !== 'heading') content += a.tokens[i]!;
       let markers = 0;
@@ -378,8 +379,11 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
     }
     let j = i;
     let hidden = 0;
-    while (j < n && !filled[j]) hidden += a.tokens[j++]!;
-    if (hidden <= fastCount(markerFor(text, a.units, a.tokens, i, j - 1, ref), tokenizer)) {
+    while (j < n && !filled[j]) {
+      hidden += a.tokens[j]! + (j > i ? a.gaps[j]! : 0);
+      j++;
+    }
+    if (hidden <= fastCount(markerFor(a, i, j - 1, ref), tokenizer)) {
       for (let k = i; k < j; k++) keep(filled, k);
       cheap = true;
     }
@@ -387,7 +391,7 @@ function settle(text: string, a: Analysis, chosen: Uint8Array, priority: Float64
   }
   if (!substance && !cheap) return null;
   const render = (k: Uint8Array) => {
-    const out = renderSkeleton(text, a.blocks, a.units, k, a.tokens, undefined, ref);
+    const out = renderSkeleton(a, k, undefined, ref);
     return { out, tokens: fastCount(out, tokenizer), kept: k };
   };
   if (cheap) {

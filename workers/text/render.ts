@@ -3,6 +3,16 @@ import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
 import { headingName, markerRef, MAX_NAMES, nameList, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
 
+/** One analysed document: what renderSkeleton needs besides the kept flags. */
+export interface Skeleton {
+  text: string;
+  blocks: Block[];
+  units: Unit[];
+  tokens: ArrayLike<number>;
+  /** Tokens between unit k-1 and unit k that neither holds (list bullets, rules, blank lines). */
+  gaps?: ArrayLike<number>;
+}
+
 interface Run {
   headings: number;
   /** Names of the first hidden headings (markers.ts shows at most MAX_NAMES). */
@@ -15,9 +25,11 @@ interface Run {
   /** Offsets of the hidden text in the original: the first hidden unit's start, the last one's end. */
   start: number;
   end: number;
+  /** The last hidden unit so far. */
+  last: number;
 }
 
-const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1 });
+const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -41,12 +53,17 @@ export function elisionMarker(run: Run, id?: string): string {
   return `[… ${parts.join(', ')}]`;
 }
 
-function addToRun(run: Run, text: string, kind: UnitKind, u: Unit, tokens: number): void {
-  run.tokens += tokens;
+function addToRun(run: Run, sk: Skeleton, k: number): void {
+  const u = sk.units[k]!;
+  const kind: UnitKind = u.kind;
+  // The list markup and blank lines between two hidden units are hidden too.
+  if (run.last === k - 1 && sk.gaps) run.tokens += sk.gaps[k]!;
+  run.tokens += sk.tokens[k]!;
+  run.last = k;
   if (run.start < 0) run.start = u.start;
   run.end = u.end;
   if (kind === 'heading') {
-    if (run.names.length < MAX_NAMES) run.names.push(headingName(text.slice(u.start, u.end)));
+    if (run.names.length < MAX_NAMES) run.names.push(headingName(sk.text.slice(u.start, u.end)));
     run.headings++;
   } else if (kind === 'sentence') run.sentences++;
   else if (kind === 'row' || kind === 'table-head') run.rows++;
@@ -58,9 +75,9 @@ function addToRun(run: Run, text: string, kind: UnitKind, u: Unit, tokens: numbe
  * The marker that would stand for units `from`..`to` (inclusive) when they are dropped together;
  * with a ref, priced with an id of the same token cost as the real one (markers.ts).
  */
-export function markerFor(text: string, units: Unit[], tokens: ArrayLike<number>, from: number, to: number, ref?: string | null): string {
+export function markerFor(sk: Skeleton, from: number, to: number, ref?: string | null): string {
   const run = emptyRun();
-  for (let k = from; k <= to; k++) addToRun(run, text, units[k]!.kind, units[k]!, tokens[k]!);
+  for (let k = from; k <= to; k++) addToRun(run, sk, k);
   return elisionMarker(run, ref ? `${ref}.0` : undefined);
 }
 
@@ -72,15 +89,8 @@ export interface RenderStats {
   spans?: number[];
 }
 
-export function renderSkeleton(
-  text: string,
-  blocks: Block[],
-  units: Unit[],
-  kept: ArrayLike<number>,
-  tokens: ArrayLike<number>,
-  stats?: RenderStats,
-  ref?: string | null,
-): string {
+export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
+  const { text, blocks, units } = sk;
   const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
   const outBlock: number[] = [];
   let run = emptyRun();
@@ -111,9 +121,8 @@ export function renderSkeleton(
     const fresh = !pending;
     let allKept = true;
     for (let k = first; k < u; k++) {
-      const unit = units[k]!;
       if (!kept[k]) {
-        addToRun(run, text, unit.kind, unit, tokens[k]!);
+        addToRun(run, sk, k);
         pending = true;
         allKept = false;
         continue;
@@ -122,7 +131,7 @@ export function renderSkeleton(
         if (parts.length) parts.push(close());
         else flushStandalone();
       }
-      parts.push(text.slice(unit.start, unit.end));
+      parts.push(text.slice(units[k]!.start, units[k]!.end));
     }
     if (!parts.length) {
       // A whole block hidden by a run that starts in it: its list or quote prefix is hidden too.
@@ -155,11 +164,11 @@ export function renderSkeleton(
 }
 
 /** The skeleton with its markers' final ids and the layout that expands them; null without markers. */
-export function renderWithIds(text: string, blocks: Block[], units: Unit[], kept: ArrayLike<number>, tokens: ArrayLike<number>): { out: string; layout: MarkerLayout } | null {
+export function renderWithIds(sk: Skeleton, kept: ArrayLike<number>): { out: string; layout: MarkerLayout } | null {
   const stats: RenderStats = { markers: [], pieces: 0, spans: [] };
-  renderSkeleton(text, blocks, units, kept, tokens, stats, REF_PLACEHOLDER);
+  renderSkeleton(sk, kept, stats, REF_PLACEHOLDER);
   if (!stats.markers.length) return null;
-  const textHash = textHashOf(text);
+  const textHash = textHashOf(sk.text);
   const ref = markerRef(textHash, stats.spans!);
-  return { out: renderSkeleton(text, blocks, units, kept, tokens, undefined, ref), layout: { ref, textHash, spans: stats.spans! } };
+  return { out: renderSkeleton(sk, kept, undefined, ref), layout: { ref, textHash, spans: stats.spans! } };
 }

@@ -182,6 +182,8 @@ export function fastCount(text: string, tokenizer: TokenizerName): number {
 export interface SpanCounts {
   total: number;
   perSpan: Int32Array;
+  /** Tokens of the pieces between span k-1 and span k that no span holds (list bullets, rules). */
+  gaps: Int32Array;
 }
 
 /**
@@ -191,6 +193,7 @@ export interface SpanCounts {
 export function countSpans(text: string, spans: readonly { start: number; end: number }[], tokenizer: TokenizerName): SpanCounts {
   const memo = memoOf(tokenizer);
   const perSpan = new Int32Array(spans.length);
+  const gaps = new Int32Array(spans.length);
   const n = text.length;
   let total = 0;
   let k = 0;
@@ -202,8 +205,11 @@ export function countSpans(text: string, spans: readonly { start: number; end: n
     let ch: number;
     while (at < e - 1 && ((ch = text.charCodeAt(at)) === 32 || ch === 10)) at++;
     while (k < spans.length && spans[k]!.end <= at) k++;
-    if (k < spans.length && spans[k]!.start <= at) perSpan[k] = perSpan[k]! + c;
+    if (k < spans.length) {
+      if (spans[k]!.start <= at) perSpan[k] = perSpan[k]! + c;
+      else gaps[k] = gaps[k]! + c;
+    }
     p = e;
   }
-  return { total, perSpan };
+  return { total, perSpan, gaps };
 }
