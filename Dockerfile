@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# Build stage: native addons (tree-sitter, hnswlib) compile here; TypeScript compiles to dist/.
+# Build stage: native addons (tree-sitter, hnswlib) compile here; TypeScript 7 (devDependency typescript7) compiles to
+# dist/ and type-checks test/ (test/tsconfig.json, no emit), so test/ and vitest.config.ts are copied for the build.
 FROM node:20-bookworm AS build
 WORKDIR /app
 ENV ONNXRUNTIME_NODE_INSTALL=skip
@@ -7,11 +8,12 @@ COPY package.json package-lock.json .npmrc ./
 # postinstall patches dependencies whose fix is not released yet (scripts/patches/apply.mjs).
 COPY scripts/patches ./scripts/patches
 RUN npm install --no-audit --no-fund
-COPY tsconfig.json ./
+COPY tsconfig.json vitest.config.ts ./
 COPY src ./src
 COPY workers ./workers
 COPY bench ./bench
 COPY scripts ./scripts
+COPY test ./test
 RUN npm run build && npm prune --omit=dev
 
 # Runtime stage: compiled JS, production node_modules, models, SQL migrations; runs as a non-root user.

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tsc 5.9 (node_modules or $OLD_DEPS typescript59) vs TypeScript 7 (native), both configs, no emit, alternating.
-#   npm install --prefix /tmp/ts7 typescript@7.0.2; sh bench/deps/tsc.sh
+#   sh bench/deps/tsc.sh (TS7 is the typescript7 devDependency)
 TS59=${TS59:-node_modules/typescript/bin/tsc}
-TS7=${TS7:-/tmp/ts7/node_modules/.bin/tsc}
+TS7=${TS7:-node_modules/typescript7/bin/tsc}
 for round in 1 2; do
   for v in 59 7; do
     eval bin=\$TS$v
