@@ -55,7 +55,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
   };
   try {
     const dbBreaker = new CircuitBreaker('database');
-    const db = guardDb(await openStore(config), dbBreaker);
+    const db = guardDb(await openStore(config, log), dbBreaker);
     opened.push(() => db.close());
     const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs, threadNice: config.poolThreadNice });
     // Reached after the HTTP server's grace period: whatever still runs is stopped, not awaited.

@@ -15,6 +15,8 @@ export interface Config {
   databaseUrl: string | null;
   /** PGlite folder; 'memory://' keeps it in memory (tests). */
   dataDir: string;
+  /** PGlite runs in its own thread (PGLITE_THREAD, default true); false keeps it on the event loop. */
+  pgliteThread: boolean;
   redisUrl: string | null;
   maxBodyBytes: number;
   /** Body limit of the routes that take a whole repository (structural code compression). */
@@ -260,6 +262,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     port: int(env, 'PORT', 8080),
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.DATA_DIR || join(process.cwd(), 'data'),
+    pgliteThread: env.PGLITE_THREAD !== 'false',
     redisUrl: env.REDIS_URL || null,
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 8 * 1024 * 1024),
     maxRepositoryBodyBytes: int(env, 'MAX_REPOSITORY_BODY_BYTES', 64 * 1024 * 1024),

@@ -1,6 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
+import type { Logger } from '../lib/log.js';
 import type { Db, Queryable } from './db.js';
+import { openPgliteThread } from './pgliteThread.js';
 
 type PgliteTx = { query: PGlite['query'] };
 
@@ -15,6 +17,7 @@ function wrap(target: PgliteTx): Queryable {
 
 // A dumped data dir (PGlite.dumpDataDir) that in-memory databases start from instead of an initdb.
 let memoryTemplate: Blob | null = null;
+let memoryTemplateBytes: Promise<Uint8Array<ArrayBuffer>> | null = null;
 
 /**
  * Starts every later in-memory database from a copy of this dump (null: empty again). The test suite
@@ -22,6 +25,7 @@ let memoryTemplate: Blob | null = null;
  */
 export function startMemoryDatabasesFrom(dump: Blob | null): void {
   memoryTemplate = dump;
+  memoryTemplateBytes = dump ? dump.arrayBuffer().then((b) => new Uint8Array(b)) : null;
 }
 
 /** The Db over an open PGlite. */
@@ -35,9 +39,17 @@ export function pgliteDb(pg: PGlite): Db {
   };
 }
 
+export interface PgliteOptions {
+  /** Run PGlite in its own thread (default) so its WASM work stays off the event loop; false: in this thread. */
+  thread?: boolean;
+  /** Where a crash of the PGlite thread is reported. */
+  log?: Logger;
+}
+
 /** Embedded PostgreSQL (WASM) in a data folder, so a new user needs no database server. */
-export async function openPglite(dataDir: string): Promise<Db> {
+export async function openPglite(dataDir: string, options: PgliteOptions = {}): Promise<Db> {
   const inMemory = dataDir === 'memory://';
+  if (options.thread !== false) return openPgliteThread(dataDir, inMemory && memoryTemplateBytes ? await memoryTemplateBytes : null, options.log);
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
   const pg = !inMemory ? new PGlite(dataDir) : memoryTemplate ? new PGlite({ loadDataDir: memoryTemplate }) : new PGlite();
   await pg.waitReady;

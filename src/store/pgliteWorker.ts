@@ -1,0 +1,77 @@
+// The PGlite thread: owns the embedded database so its WASM work never runs on the event loop.
+// Requests are answered by id; a transaction stays open across messages until its 'end'.
+import { mkdirSync } from 'node:fs';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { toWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
+
+const port = parentPort!;
+const { dataDir, template } = workerData as PgliteWorkerData;
+const send = (reply: PgliteReply) => port.postMessage(reply);
+const fail = (id: number, err: unknown) => send({ id, error: toWire(err) });
+
+/** Open transactions by id: the PGlite handle and how to end it. */
+const open = new Map<number, { tx: Transaction; end(id: number, commit: boolean): void }>();
+const ROLLBACK = Symbol('rollback');
+
+function begin(id: number, txId: number): void {
+  let endId = -1;
+  void pg
+    .transaction(async (tx) => {
+      const ended = new Promise<boolean>((resolve) => open.set(txId, { tx, end: (eid, commit) => ((endId = eid), resolve(commit)) }));
+      send({ id, rows: [] });
+      if (!(await ended)) throw ROLLBACK;
+    })
+    .then(
+      () => (open.delete(txId), send({ id: endId, rows: [] })),
+      (err) => {
+        open.delete(txId);
+        if (endId < 0) fail(id, err); // BEGIN itself failed
+        else if (err === ROLLBACK) send({ id: endId, rows: [] });
+        else fail(endId, err); // COMMIT failed
+      },
+    );
+}
+
+async function query(id: number, sql: string, params: readonly unknown[], txId: number | undefined): Promise<void> {
+  try {
+    let target: Pick<PGlite, 'query'> = pg;
+    if (txId !== undefined) {
+      const t = open.get(txId);
+      if (!t) throw new Error('Transaction is closed');
+      target = t.tx;
+    }
+    const result = await target.query(sql, params as unknown[]);
+    send({ id, rows: result.rows });
+  } catch (err) {
+    fail(id, err);
+  }
+}
+
+if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
+const pg = dataDir !== 'memory://' ? new PGlite(dataDir) : template ? new PGlite({ loadDataDir: new Blob([template]) }) : new PGlite();
+
+port.on('message', (m: PgliteRequest) => {
+  switch (m.op) {
+    case 'query':
+      return void query(m.id, m.sql, m.params, m.tx);
+    case 'begin':
+      return begin(m.id, m.tx);
+    case 'end': {
+      const t = open.get(m.tx);
+      if (t) t.end(m.id, m.commit);
+      else fail(m.id, new Error('Transaction is closed'));
+      return;
+    }
+    case 'close':
+      return void pg.close().then(
+        () => send({ id: m.id, rows: [] }),
+        (err) => fail(m.id, err),
+      );
+  }
+});
+
+pg.waitReady.then(
+  () => send({ id: 0, rows: [] }),
+  (err) => fail(0, err),
+);
