@@ -18,8 +18,9 @@ const baseRoot = process.env.BENCH_BASE_ROOT;
 if (!baseRoot) throw new Error('set BENCH_BASE_ROOT to the baseline package copy');
 const which = (process.argv[2] ?? 'hit,computed').split(',') as (keyof ReturnType<typeof targets>)[];
 
-const cpuSeconds = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds of the process, or of its main thread (the event loop) when `thread`. */
+const cpuSeconds = (pid: number, thread = false) => {
+  const f = readFileSync(thread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(f[11]) + Number(f[12])) / 100;
 };
 const median = (xs: number[]) => {
@@ -41,7 +42,7 @@ async function start(root: string) {
 }
 
 const sides = [await start(baseRoot), await start(packageRoot())];
-const results = new Map<string, { rps: number[][]; cpu: number[][] }>(which.map((w) => [w, { rps: [[], []], cpu: [[], []] }]));
+const results = new Map<string, { rps: number[][]; cpu: number[][]; loop: number[][] }>(which.map((w) => [w, { rps: [[], []], cpu: [[], []], loop: [[], []] }]));
 const before = loadavg();
 try {
   for (const side of sides) for (const w of which) await autocannon({ ...side.t[w], connections: CONNECTIONS, duration: 1 }); // warm-up
@@ -50,11 +51,14 @@ try {
       for (const i of round % 2 ? [1, 0] : [0, 1]) {
         const pid = sides[i]!.child.pid!;
         const c0 = cpuSeconds(pid);
+        const l0 = cpuSeconds(pid, true);
         const r = await autocannon({ ...sides[i]!.t[w], connections: CONNECTIONS, duration: DURATION });
         const c1 = cpuSeconds(pid);
+        const l1 = cpuSeconds(pid, true);
         if (r.non2xx || r.errors) console.log(`warning: ${w} side ${i ? 'B' : 'A'}: ${r.non2xx} non-2xx, ${r.errors} errors`);
         results.get(w)!.rps[i]!.push(r.requests.average);
         results.get(w)!.cpu[i]!.push(((c1 - c0) * 1e6) / Math.max(1, r.requests.total));
+        results.get(w)!.loop[i]!.push(((l1 - l0) * 1e6) / Math.max(1, r.requests.total));
       }
     }
   }
@@ -66,11 +70,16 @@ try {
 }
 const after = loadavg();
 console.log(`A/B ${ROUNDS} rounds x ${DURATION} s, ${CONNECTIONS} connections, database ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'}; load ${before.map((l) => l.toFixed(1)).join(' ')} before, ${after.map((l) => l.toFixed(1)).join(' ')} after`);
-console.log('| target | A req/s | B req/s | B/A req/s (median of rounds) | per round | A CPU µs/req | B CPU µs/req | B/A CPU |');
-console.log('|---|---:|---:|---:|---|---:|---:|---:|');
+console.log('| target | A req/s | B req/s | B/A req/s (median of rounds) | per round | A CPU µs/req | B CPU µs/req | B/A CPU | A event loop µs/req | B event loop µs/req | B/A event loop |');
+console.log('|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|');
 for (const [w, r] of results) {
   const ratios = r.rps[1]!.map((b, k) => b / r.rps[0]![k]!);
   const cpuA = median(r.cpu[0]!);
   const cpuB = median(r.cpu[1]!);
-  console.log(`| ${w} | ${median(r.rps[0]!).toFixed(0)} | ${median(r.rps[1]!).toFixed(0)} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} | ${cpuA.toFixed(0)} | ${cpuB.toFixed(0)} | ${(cpuB / cpuA).toFixed(3)} |`);
+  const loopA = median(r.loop[0]!);
+  const loopB = median(r.loop[1]!);
+  console.log(
+    `| ${w} | ${median(r.rps[0]!).toFixed(0)} | ${median(r.rps[1]!).toFixed(0)} | ${median(ratios).toFixed(3)} | ${ratios.map((x) => x.toFixed(2)).join(' ')} | ` +
+      `${cpuA.toFixed(0)} | ${cpuB.toFixed(0)} | ${(cpuB / cpuA).toFixed(3)} | ${loopA.toFixed(0)} | ${loopB.toFixed(0)} | ${(loopB / loopA).toFixed(3)} |`,
+  );
 }
