@@ -131,7 +131,7 @@ export class UsageWriter {
     const e = event.at ? event : { ...event, at: new Date() };
     return new Promise<void>((resolve, reject) => {
       this.pending.push({ event: e, done: (err) => (err ? reject(err) : resolve()) });
-      if (this.scheduled || this.inFlight >= this.maxInFlight || (this.inFlight > 0 && this.pending.length < MIN_BATCH_WHILE_BUSY)) return;
+      if (this.scheduled || !this.canStart()) return;
       // Let the calls answered in this turn of the event loop join the batch. No longer wait: a call is
       // answered only after its event commits, so a gathering window (3 ms was tried) adds its length
       // to every sequential call's latency (MCP and REST p50 +3-5 ms on a quiet machine).
@@ -145,9 +145,15 @@ export class UsageWriter {
     });
   }
 
-  /** Starts batches while a slot is free; each finished batch starts the next with what gathered meanwhile. */
+  /** A slot is free and enough events wait for it (any number when nothing is in flight). */
+  private canStart(): boolean {
+    if (!this.pending.length || this.inFlight >= this.maxInFlight) return false;
+    return this.inFlight === 0 || this.pending.length >= MIN_BATCH_WHILE_BUSY;
+  }
+
+  /** Starts batches while one can start; each finished batch starts the next with what gathered meanwhile. */
   private pump(): void {
-    while (this.pending.length && this.inFlight < this.maxInFlight && (this.inFlight === 0 || this.pending.length >= MIN_BATCH_WHILE_BUSY)) {
+    while (this.canStart()) {
       const batch = this.pending.splice(0, MAX_BATCH);
       this.inFlight++;
       const work = this.write(batch).finally(() => {
