@@ -39,9 +39,17 @@ export type BodyOutcome = Buffer | 'too-large' | 'over-budget' | 'aborted';
 export const DRAIN_UNREAD_BYTES = 64 * 1024;
 
 /**
+ * A declared body at most this large is read at arrival instead of paused: refused, it would be
+ * drained anyway (DRAIN_UNREAD_BYTES), and pausing then resuming the socket costs two epoll_ctl
+ * system calls, about 7% of the event loop's time on a cache hit.
+ */
+export const EAGER_BODY_BYTES = 16 * 1024;
+
+/**
  * A request body, paused at arrival: nothing is read until read() is called, so a request can be
- * authenticated from its headers first and refused without reading (or buffering) its body.
- * Construct it synchronously in the uWS handler: onData must be attached before the first await.
+ * authenticated from its headers first and refused without reading (or buffering) its body. A small
+ * declared body (EAGER_BODY_BYTES) is read at once instead. Construct it synchronously in the uWS
+ * handler: onData must be attached before the first await.
  * Bytes held count against the process-wide budget until release().
  */
 export class BodyReader {
@@ -53,17 +61,20 @@ export class BodyReader {
   private discarding: (() => void) | null = null;
   /** True once the whole body came off the socket (the connection can be kept alive). */
   complete = false;
-  private paused = true;
+  private paused: boolean;
   /** Set once the request is answered: the response object must not be touched after that. */
   private released = false;
 
+  /** `declaredBytes`: the request's Content-Length, -1 when none (declaredLength). */
   constructor(
     private readonly res: uWS.HttpResponse,
     private readonly limit: number,
     private readonly budget: BodyBudget,
+    declaredBytes = -1,
   ) {
     res.onData((chunk, isLast) => this.onChunk(chunk, isLast));
-    res.pause();
+    this.paused = !(declaredBytes >= 0 && declaredBytes <= EAGER_BODY_BYTES);
+    if (this.paused) res.pause();
   }
 
   private onChunk(chunk: ArrayBuffer, isLast: boolean): void {

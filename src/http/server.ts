@@ -87,8 +87,8 @@ export function startHttpServer(
     });
     const found = router.find(incoming.method, incoming.path);
     const limit = found.kind === 'found' && found.match.handler.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
-    // Attached now (before any await) and paused: the body is read only once the key checks out.
-    body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget) : null;
+    // Attached now (before any await) and, unless small, paused: the body is read only once the key checks out.
+    body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget, declaredLength(headers)) : null;
     inFlight++;
     const finish = async (status: number, reply: Reply, route: string, closeConnection = false) => {
       let close = closeConnection || draining;

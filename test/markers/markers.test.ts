@@ -140,13 +140,18 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
     expect((await server.request('POST', '/v1/expand', { key: null, body: { id } })).status).toBe(401);
   });
 
-  it('the retention and size sweep drops the oldest originals and their ids', async () => {
+  it('the retention and size sweep drops the oldest originals and their ids; compressing again restores them', async () => {
     const key = await newKey(server, 'free');
-    const out = (await server.request('POST', '/v1/compress', { key, body: { text: read('node_modules/piscina/README.md'), fidelity: 'outline' } })).json.compressed_text;
+    const compress = async () => (await server.request('POST', '/v1/compress', { key, body: { text: read('node_modules/piscina/README.md'), fidelity: 'outline' } })).json.compressed_text;
+    const out = await compress();
     const id = markersOf(out)[0]!.id;
     expect((await expand({ id }, key)).status).toBe(200);
     await sweepMarkers(server.app.services.db, 1); // a 1-byte cap: everything goes
     expect((await expand({ id }, key)).status).toBe(404);
+    // The writer skips layouts it stored recently; a sweep must make it forget them.
+    expect(markersOf(await compress())[0]!.id).toBe(id);
+    const again = await expand({ id }, key);
+    expect(again.status, again.text.slice(0, 200)).toBe(200);
   });
 });
 

@@ -51,6 +51,21 @@ describe(`semantic cache (${DB_KIND})`, () => {
   });
 });
 
+describe(`original-output preservation (${DB_KIND})`, () => {
+  it('keeps one original per owner and text: compressed again, the same id; another owner gets its own', async () => {
+    const body = { text: sampleDocument() + ' preservation probe.', fidelity: 'abstract' };
+    const a = await server.request('POST', '/v1/compress', { body, key: freeKey });
+    const b = await server.request('POST', '/v1/compress', { body, key: freeKey });
+    const other = await server.request('POST', '/v1/compress', { body, key: proKey });
+    expect(a.json.savings_percent).toBeGreaterThan(80);
+    expect(a.json.original_id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b.json.original_id).toBe(a.json.original_id);
+    expect(other.json.original_id).not.toBe(a.json.original_id);
+    const rows = await server.app.services.db.query<{ n: number }>('select count(*)::int as n from preserved_originals where content = $1', [body.text]);
+    expect(rows[0]!.n).toBe(2);
+  });
+});
+
 describe(`batch compress (${DB_KIND})`, () => {
   it('compresses each document in order with its own fidelity, and reports failures per document', async () => {
     const doc = sampleDocument();

@@ -9,13 +9,45 @@ export const MARKER_RETENTION_DAYS = 30;
 /** Originals kept per owner, most recently used first; older ones (and their ids) are dropped. */
 export const MARKER_MAX_BYTES = 256 * 1024 * 1024;
 const SWEEP_EVERY_MS = 60 * 60 * 1000;
-/** Rows per insert statement. */
+/** Layouts per insert statement. */
 const CHUNK = 100;
+/**
+ * A layout this process stored this recently is not written again, so the same text compressed again
+ * costs no statement (each one is >= 130 µs of event-loop CPU on PGlite). Its original's used_at then
+ * lags by at most this long, against a 30-day retention. A sweep in this process forgets the set; a
+ * sweep elsewhere (another instance, only for an owner past MARKER_MAX_BYTES) could leave a recent
+ * id unexpandable until its entry expires.
+ */
+const RECENT_MS = 5 * 60 * 1000;
+const RECENT_MAX = 10_000;
 
 interface Pending {
   userId: string;
   text: string;
   layout: MarkerLayout;
+}
+
+/** Keys written recently, oldest first (Map order), at most RECENT_MAX of them. */
+class RecentKeys {
+  private readonly at = new Map<string, number>();
+
+  has(key: string, now: number): boolean {
+    const t = this.at.get(key);
+    if (t === undefined) return false;
+    if (now - t < RECENT_MS) return true;
+    this.at.delete(key);
+    return false;
+  }
+
+  add(key: string, now: number): void {
+    this.at.delete(key);
+    this.at.set(key, now);
+    if (this.at.size > RECENT_MAX) this.at.delete(this.at.keys().next().value!);
+  }
+
+  clear(): void {
+    this.at.clear();
+  }
 }
 
 /** One queue per service set: the first write of a burst schedules one flush for all of it. */
@@ -24,10 +56,12 @@ class MarkerWriter {
   private flushing: Promise<void> = Promise.resolve();
   private scheduled = false;
   private lastSweep = 0;
+  readonly recent = new RecentKeys();
 
   constructor(private readonly services: Pick<Services, 'db' | 'background'>) {}
 
   add(item: Pending): void {
+    if (this.recent.has(`${item.userId}:${item.layout.ref}`, Date.now())) return;
     this.queue.push(item);
     if (this.scheduled) return;
     this.scheduled = true;
@@ -47,20 +81,15 @@ class MarkerWriter {
   private async flush(): Promise<void> {
     const batch = this.queue;
     this.queue = [];
-    if (!batch.length) return;
-    const texts = new Map<string, Pending>();
-    const refs = new Map<string, Pending>();
-    for (const p of batch) {
-      texts.set(`${p.userId}:${p.layout.textHash}`, p);
-      refs.set(`${p.userId}:${p.layout.ref}`, p);
+    const layouts = new Map<string, Pending>();
+    for (const p of batch) layouts.set(`${p.userId}:${p.layout.ref}`, p);
+    const items = [...layouts];
+    for (let i = 0; i < items.length; i += CHUNK) {
+      const chunk = items.slice(i, i + CHUNK);
+      await storeLayouts(this.services.db, chunk.map(([, p]) => p));
+      const now = Date.now();
+      for (const [key] of chunk) this.recent.add(key, now);
     }
-    await this.services.db.transaction(async (tx) => {
-      await insertRows(tx, [...texts.values()], 4, (p) => [p.userId, p.layout.textHash, p.text, Buffer.byteLength(p.text)],
-        'insert into marker_texts (user_id, text_hash, content, bytes) values {rows} on conflict (user_id, text_hash) do update set used_at = now()');
-      // A ref that exists already is the same layout (it hashes the text and its spans): kept as is.
-      await insertRows(tx, [...refs.values()], 4, (p) => [p.userId, p.layout.ref, p.layout.textHash, p.layout.spans.join(',')],
-        'insert into marker_refs (user_id, ref, text_hash, spans) values {rows} on conflict (user_id, ref) do nothing');
-    });
     if (Date.now() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = Date.now();
       await sweepMarkers(this.services.db);
@@ -68,16 +97,35 @@ class MarkerWriter {
   }
 }
 
-async function insertRows<T>(db: Queryable, rows: T[], width: number, values: (row: T) => unknown[], sql: string): Promise<void> {
-  for (let i = 0; i < rows.length; i += CHUNK) {
-    const chunk = rows.slice(i, i + CHUNK);
-    const tuples = chunk.map((_, r) => `(${Array.from({ length: width }, (_, c) => `$${r * width + c + 1}`).join(', ')})`);
-    await db.query(sql.replace('{rows}', tuples.join(', ')), chunk.flatMap(values));
-  }
+const placeholders = (rows: number, width: number, from: number) =>
+  Array.from({ length: rows }, (_, r) => `(${Array.from({ length: width }, (_, c) => `$${from + r * width + c + 1}`).join(', ')})`).join(', ');
+
+/**
+ * Originals and refs in one statement (atomic on its own, so no transaction): the foreign key from a
+ * ref to its original is checked at the statement's end, after the CTE's insert. An original used in
+ * the last RECENT_MS keeps its used_at (no row rewrite); a ref that exists is the same layout (it
+ * hashes the text and its spans) and is kept as is.
+ */
+async function storeLayouts(db: Queryable, layouts: Pending[]): Promise<void> {
+  const texts = new Map<string, Pending>();
+  for (const p of layouts) texts.set(`${p.userId}:${p.layout.textHash}`, p);
+  const textRows = [...texts.values()].flatMap((p) => [p.userId, p.layout.textHash, p.text, Buffer.byteLength(p.text)]);
+  const refRows = layouts.flatMap((p) => [p.userId, p.layout.ref, p.layout.textHash, p.layout.spans.join(',')]);
+  await db.query(
+    `with texts as (
+       insert into marker_texts (user_id, text_hash, content, bytes) values ${placeholders(texts.size, 4, 0)}
+       on conflict (user_id, text_hash) do update set used_at = now()
+       where marker_texts.used_at < now() - make_interval(secs => ${RECENT_MS / 1000}))
+     insert into marker_refs (user_id, ref, text_hash, spans) values ${placeholders(layouts.length, 4, textRows.length)}
+     on conflict (user_id, ref) do nothing`,
+    [...textRows, ...refRows],
+  );
 }
 
 /** Retention and the per-owner size cap; refs go with their original (on delete cascade). */
 export async function sweepMarkers(db: Queryable, maxBytes = MARKER_MAX_BYTES): Promise<void> {
+  // What it deletes must be written again when next compressed.
+  writers.get(db)?.recent.clear();
   await db.query(`delete from marker_texts where used_at < now() - make_interval(days => $1)`, [MARKER_RETENTION_DAYS]);
   await db.query(
     `delete from marker_texts t using (
