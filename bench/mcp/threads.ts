@@ -32,7 +32,7 @@ function threads(pid: number): Map<string, number> {
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-thr-'));
 const proKey = newKey(root, dataDir, 'pro');
 const freeKey = newKey(root, dataDir, 'free');
-const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/);
+const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/, 60_000, process.env.SERVICE_NODE_ARGS?.split(' ') ?? []);
 const base = `http://127.0.0.1:${service.match[1]}`;
 const client = new Client({ name: 'bench-mcp-threads', version: '1.0.0' });
 await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${proKey}` } } }));
