@@ -16,6 +16,9 @@ const N = Number(process.env.BENCH_N ?? 3000);
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
 const root = packageRoot();
 const small = 'Estimate the tokens of this short sentence, please.';
+// PROFILE_PAIR=compress: optimize_for_model vs /v1/compress on the same short text (both write a usage
+// event); default: estimate_tokens vs /v1/recommend (only MCP writes one).
+const pair = process.env.PROFILE_PAIR === 'compress' ? 'compress' : 'tokens';
 
 interface Node {
   id: number;
@@ -77,7 +80,8 @@ function report(title: string, mcp: Map<string, number>, rest: Map<string, numbe
 async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, number>; client: Map<string, number> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-mcp-'));
   const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
-  const key = newKey(root, dataDir, 'pro');
+  // Free bypasses the semantic cache: /v1/compress then runs every time, as optimize_for_model does.
+  const key = newKey(root, dataDir, kind === 'rest' && pair === 'compress' ? 'free' : 'pro');
   const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/, 60_000, ['--cpu-prof', `--cpu-prof-dir=${profDir}`]);
   const base = `http://127.0.0.1:${service.match[1]}`;
   const session = new Session();
@@ -88,10 +92,13 @@ async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, num
     if (kind === 'mcp') {
       client = new Client({ name: 'bench-mcp', version: '1.0.0' });
       await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-      call = () => client!.callTool({ name: 'estimate_tokens', arguments: { text: small } });
+      call = pair === 'compress'
+        ? () => client!.callTool({ name: 'optimize_for_model', arguments: { text: small, fidelity: 'balanced', model: 'gpt-4o' } })
+        : () => client!.callTool({ name: 'estimate_tokens', arguments: { text: small } });
     } else {
       call = async () => {
-        const res = await fetch(`${base}/v1/recommend`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ document: small }) });
+        const [path, body] = pair === 'compress' ? ['/v1/compress', { text: small, fidelity: 'balanced', model: 'gpt-4o' }] : ['/v1/recommend', { document: small }];
+        const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
         await res.arrayBuffer();
       };
     }

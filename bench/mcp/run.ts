@@ -1,7 +1,8 @@
-// MCP vs REST latency, same server, same run: tools/call estimate_tokens vs POST /v1/recommend
-// (both: one token count in the pool), and a balanced compression over MCP (optimize_for_model)
-// vs POST /v1/compress. Bar (issue 23): MCP adds at most 0.5 ms at the median of paired calls.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// MCP vs REST latency, same server, same run (pairs.ts): a short and a balanced compression over
+// MCP (optimize_for_model) vs POST /v1/compress, both writing a usage event, and the older token-count
+// pair (estimate_tokens vs POST /v1/recommend), where only MCP writes one. Bar (issue 23): MCP adds
+// at most 0.5 ms at the median of paired calls.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +11,7 @@ import { packageRoot } from '../../src/lib/root.js';
 import { measurePair, type LatencySummary } from '../lib/latency.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { measureCpu, type CpuPerCall } from './cpu.js';
+import { pairs } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
 
 const N = Number(process.env.BENCH_N ?? 300);
@@ -19,35 +21,15 @@ const proKey = newKey(root, dataDir, 'pro');
 const freeKey = newKey(root, dataDir, 'free');
 const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/);
 const base = `http://127.0.0.1:${service.match[1]}`;
-const doc = readFileSync(join(root, 'node_modules/typescript/README.md'), 'utf8');
-const small = 'Estimate the tokens of this short sentence, please.';
-
 const client = new Client({ name: 'bench-mcp', version: '1.0.0' });
 await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${proKey}` } } }));
 
-const rest = (path: string, key: string, body: unknown) => async (): Promise<void> => {
-  const res = await fetch(base + path, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${path} -> ${res.status}`);
-  await res.arrayBuffer();
-};
-const mcp = (name: string, args: Record<string, unknown>) => async (): Promise<void> => {
-  const result = await client.callTool({ name, arguments: args });
-  if (result.isError) throw new Error(JSON.stringify(result.content));
-};
-
 try {
-  const work: [string, () => Promise<void>, () => Promise<void>][] = [
-    ['token count (estimate_tokens vs /v1/recommend)', rest('/v1/recommend', freeKey, { document: small }), mcp('estimate_tokens', { text: small })],
-    [
-      `balanced compression, ${doc.length} chars (optimize_for_model vs /v1/compress, uncached)`,
-      rest('/v1/compress', freeKey, { text: doc, fidelity: 'balanced', model: 'gpt-4o' }),
-      mcp('optimize_for_model', { text: doc, fidelity: 'balanced', model: 'gpt-4o' }),
-    ],
-  ];
+  const work = pairs(root, base, freeKey, client);
   const rows: [string, { a: LatencySummary; b: LatencySummary; diffP50: number }, { a: CpuPerCall; b: CpuPerCall }][] = [];
-  for (const [name, a, b] of work) {
+  for (const { name, rest, mcp } of work) {
     // REST and MCP calls alternate, so load from anything else on the machine hits both alike.
-    rows.push([name, await measurePair(a, b, N), await measureCpu(service.child.pid!, a, b, 10, Math.ceil(N / 10))]);
+    rows.push([name, await measurePair(rest, mcp, N), await measureCpu(service.child.pid!, rest, mcp, 10, Math.ceil(N / 10))]);
   }
   const mode = process.env.MCP_SSE_RESPONSES === 'false' ? 'MCP_SSE_RESPONSES=false' : 'default answer format';
   console.log(`\nMCP (session, ${mode}) vs REST, alternating sequential calls, same server and run (${new Date().toISOString()}; 1-min load average ${loadavg()[0]!.toFixed(1)})\n`);

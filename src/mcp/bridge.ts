@@ -23,6 +23,13 @@ function requestedToolsets(query: string | undefined, headers: Record<string, st
   return parseToolsets(fromUrl ?? headers['x-mcp-toolsets'], toolsetNames(allTools()));
 }
 
+/** The last resource URL handed to the SDK: every request of one deployment names the same one. */
+let lastResource: { href: string; url: URL } | null = null;
+function resourceUrl(href: string): URL {
+  if (lastResource?.href !== href) lastResource = { href, url: new URL(href) };
+  return lastResource.url;
+}
+
 function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => (m as { method?: string } | null)?.method === 'initialize');
@@ -117,7 +124,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         const request = transportRequest(method, `http://localhost/mcp${query ? `?${query}` : ''}`, headers, unparsed);
         const response = await entry.transport.handleRequest(request, {
           parsedBody: parsed,
-          authInfo: { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: new URL(resource) },
+          authInfo: { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: resourceUrl(resource) },
         });
         await pipeResponse(res, response, requestId, () => aborted);
       } finally {

@@ -5,6 +5,7 @@ import type { Principal } from '../auth/principal.js';
 import { ownerOf } from '../domain/call.js';
 import { unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
+import { routeRequestsDirectly } from './direct.js';
 import { createMcpServer, type Caller } from './server.js';
 import { newSessionState, type SessionState } from './session.js';
 import type { Toolsets } from './toolsets.js';
@@ -82,6 +83,7 @@ export class SessionStore {
       },
     });
     await server.connect(entry.transport);
+    routeRequestsDirectly(server, entry.transport);
     return entry;
   }
 
@@ -93,6 +95,7 @@ export class SessionStore {
     // Stateless one-shot calls (no session, often curl or a proxy) get a plain JSON body.
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
+    routeRequestsDirectly(server, transport);
     return { transport, server, state, caller, owner: ownerOf(principal), lastSeen: Date.now(), ephemeral: true };
   }
 
