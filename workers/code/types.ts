@@ -1,6 +1,7 @@
 import type { Fidelity } from '../shared/fidelity.js';
 import type { TokenizerName } from '../shared/tokens.js';
 import type { TokenStats } from '../shared/stats.js';
+import type { MarkerLayout } from '../text/markers.js';
 
 /** Which path produced the units: a real grammar or the line-based fallback. */
 export type ParserPath = 'tree-sitter' | 'line-fallback';
@@ -88,6 +89,8 @@ export interface CompressCodeInput {
   filename?: string | null;
   fidelity: Fidelity;
   model?: string | null;
+  /** Served skeletons: elisions carry navigable marker ids, and the result their layout (docs/markers.md). */
+  markerIds?: boolean;
 }
 
 export interface GraphNode {
@@ -130,6 +133,8 @@ export interface CompressCodeResult extends TokenStats {
   fidelity: Fidelity;
   tokenizer: TokenizerName;
   parse_errors: number;
+  /** With markerIds, when the skeleton has markers: what the host stores to expand them. */
+  markers?: MarkerLayout;
 }
 
 export interface StructuralFile {

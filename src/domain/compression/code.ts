@@ -24,12 +24,14 @@ export async function compressCode(call: Call, input: CompressCodeInput): Promis
   }
   await call.requireQuota();
   const started = performance.now();
-  let result: CompressCodeResponse = await call.compute('compressCode', input, { field: 'code' });
+  // Served skeletons carry navigable markers (docs/markers.md); the layout is stored, never sent.
+  const { markers, ...computed } = await call.compute('compressCode', { ...input, markerIds: true }, { field: 'code' });
+  let result: CompressCodeResponse = computed;
   if (result.language === 'unknown' || (result.skeleton.trim() === '' && input.code.trim() !== '')) {
     const text = await call.compute('compress', { text: input.code, fidelity: input.fidelity, query: null, model: input.model ?? null, markerIds: true }, { field: 'code' });
     rememberMarkers(call.services, call.principal.userId, input.code, text.markers);
     result = { ...result, skeleton: text.compressed_text, parser: 'text', ...tokenStats(text.original_tokens, text.compressed_tokens) };
-  }
+  } else rememberMarkers(call.services, call.principal.userId, input.code, markers);
   call.services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);
   call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, fidelity: input.fidelity, model: input.model ?? null, inputText: input.code });
   return result;
