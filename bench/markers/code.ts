@@ -46,8 +46,8 @@ for (const c of corpora) {
         if (!markerIds) original += r.original_tokens;
         else {
           markers += (r.skeleton.match(MARKER) ?? []).length;
-          // Characters of the labels (from the ellipsis to the id), a rough share of the output.
-          for (const m of r.skeleton.matchAll(/ (?:# … )?(?:[^\s:#]+: )?\d+ tokens #\d{12}\.\d+/g)) markerChars += m[0].length;
+          // Characters of the labels (size and id), a rough share of the output.
+          for (const m of r.skeleton.matchAll(/(?:  # | )\d+ tokens #\d{12}\.\d+/g)) markerChars += m[0].length;
           outChars += r.skeleton.length;
         }
       }
