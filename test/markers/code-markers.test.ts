@@ -118,6 +118,39 @@ describe(`navigable code markers over REST (${DB_KIND})`, () => {
   });
 });
 
+describe(`navigable structural markers (${DB_KIND})`, () => {
+  it('each elided signature body in a structural output expands to that body of its own file', async () => {
+    const files = FILES.filter((f) => !f.name.startsWith('sample')).map((f) => ({ path: f.name, content: f.code }));
+    let seen = 0;
+    for (const token_budget of [800, 3000]) {
+      const res = await server.request('POST', '/v1/compress-code/structural', { key: proKey, body: { files, token_budget } });
+      expect(res.status, res.text.slice(0, 200)).toBe(200);
+      expect(res.json.markers).toBeUndefined();
+      const out: string = res.json.output;
+      const labels = [...out.matchAll(LABEL)];
+      expect(labels.length).toBeGreaterThan(0);
+      expect(out.match(/\{ … \}/g), 'unlabelled body').toBeNull();
+      const ex = await expand({ ids: labels.map((m) => m[2]) });
+      expect(ex.status, ex.text.slice(0, 300)).toBe(200);
+      // The file each label sits in: the last `--- path ---` line above it.
+      const fileAt = (at: number) => files.find((f) => f.path === [...out.slice(0, at).matchAll(/^--- (.+) ---$/gm)].pop()![1])!.content;
+      const ordinal = new Map<string, number>();
+      labels.forEach((m, k) => {
+        seen++;
+        const hidden: string = ex.json.expansions[k].text;
+        const [ref, n] = m[2]!.split('.');
+        // One ref per file, ordinals from 0 in output order.
+        expect(Number(n)).toBe(ordinal.get(ref!) ?? 0);
+        ordinal.set(ref!, Number(n) + 1);
+        expect(fileAt(m.index!)).toContain(hidden);
+        if (!m[0].startsWith('  #')) expect(hidden, m[0]).toMatch(/^\{[\s\S]*\}$/);
+        if (!files.find((f) => f.content.includes(hidden))!.path.includes('crlf')) expect(Number(m[1])).toBe(countTokens(hidden));
+      });
+    }
+    expect(seen).toBeGreaterThan(5);
+  });
+});
+
 describe(`navigable code markers over MCP (${DB_KIND})`, () => {
   it('expand_markers answers what REST answers; another caller gets not_found', async () => {
     const client = await connectMcp(server.url, proKey);
@@ -132,6 +165,13 @@ describe(`navigable code markers over MCP (${DB_KIND})`, () => {
       const region = await ok(client, 'modulate_region', { marker_ids: ids.slice(0, 2) });
       expect(region.markers.map((m: { text: string }) => m.text)).toEqual(mcp.expansions.slice(0, 2).map((e: { text: string }) => e.text));
       await fails(other, 'expand_markers', { ids: [ids[0]!] }, 'not_found');
+      // compress_codebase (the MCP code tool) serves the same ids.
+      const files = FILES.filter((f) => f.name.endsWith('.ts')).map((f) => ({ path: f.name, content: f.code }));
+      const cb = await ok(client, 'compress_codebase', { files, token_budget: 1000 });
+      const cbIds = [...(cb.output as string).matchAll(LABEL)].map((m) => m[2]!);
+      expect(cbIds.length).toBeGreaterThan(0);
+      const cbEx = await ok(client, 'expand_markers', { ids: cbIds });
+      for (const e of cbEx.expansions) expect(files.some((f) => f.content.includes(e.text))).toBe(true);
     } finally {
       await client.close();
       await other.close();

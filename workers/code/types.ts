@@ -151,6 +151,20 @@ export interface StructuralOptions {
   token_budget?: number;
   fidelity?: Fidelity;
   model?: string | null;
+  /** Served outputs: elided signature bodies carry navigable marker ids (docs/markers.md). */
+  markerIds?: boolean;
+}
+
+/**
+ * Where each file's navigable markers are in a structural output (docs/markers.md): the hidden body
+ * spans (offsets into the file's analysed content, in output order) and the offset in the output of
+ * each marker's REF_PLACEHOLDER, which the host overwrites with the file's ref.
+ */
+export interface StructuralMarks {
+  /** Index of the file in the analyses. */
+  file: number;
+  spans: number[];
+  refAt: number[];
 }
 
 export interface StructuralInput extends StructuralOptions {
@@ -219,4 +233,6 @@ export interface StructuralResult extends TokenStats {
   not_found: string[];
   file_imports: { path: string; resolved: string[]; unresolved: string[] }[];
   timings_ms: { graph: number; rank: number; render: number };
+  /** With markerIds, when the output has markers: per file, for the host to fill in refs and store. */
+  markers?: StructuralMarks[];
 }
