@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { compressCode } from '../../workers/code/index.js';
+import { compressCode, compressStructural } from '../../workers/code/index.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { load, nodeHeaders, pythonStdlib, walk, type Corpus } from '../code/corpora.js';
 
@@ -56,5 +56,19 @@ for (const c of corpora) {
     console.log(
       `| ${c.label} | ${c.files.length} | ${original} | ${fidelity} | ${pct(sums.plain.out).toFixed(1)} | ${pct(sums.ids.out).toFixed(1)} | ${(pct(sums.ids.out) - pct(sums.plain.out)).toFixed(1)} | ${markers} | ${((100 * markerChars) / Math.max(1, outChars)).toFixed(1)}% | ${(sums.ids.cpu / sums.plain.cpu).toFixed(2)} |`,
     );
+  }
+}
+
+// Structural path: a fixed token budget, so ids cost units rendered rather than savings.
+console.log('\n| structural corpus | budget | units full / signature / outline, plain | with ids | markers |');
+console.log('|---|---:|---|---|---:|');
+for (const c of corpora.slice(0, 2)) {
+  for (const token_budget of [2000, 8000]) {
+    const cells = [false, true].map((markerIds) => {
+      const r = compressStructural({ files: c.files.map((f) => ({ path: f.path, content: f.content })), token_budget, markerIds });
+      const by = (t: string) => r.ranking.filter((u) => u.rendered === t).length;
+      return { text: `${by('full')} / ${by('signature')} / ${by('outline')}`, markers: (r.output.match(MARKER) ?? []).length };
+    });
+    console.log(`| ${c.label} | ${token_budget} | ${cells[0]!.text} | ${cells[1]!.text} | ${cells[1]!.markers} |`);
   }
 }
