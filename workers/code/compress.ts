@@ -5,6 +5,8 @@ import { analyzeInternal } from './analyze.js';
 import { CodeInputError } from './errors.js';
 import { adjacency, buildEdges, CODE_PAGERANK, unitTable } from './graph.js';
 import { pagerank } from '../shared/pagerank.js';
+import { markerRef, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from '../text/markers.js';
+import { codeLabels, originalSpans } from './markers.js';
 import { renderAbstract, renderSkeleton } from './skeleton.js';
 import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
 
@@ -39,6 +41,18 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
   const original = input.code;
   const original_tokens = countTokens(original, tokenizer);
   const count = (text: string) => (text === original ? original_tokens : countTokens(text, tokenizer));
+  // Served skeletons (markerIds) price their markers with the placeholder ref while they choose, then
+  // the chosen one is rendered again with its real ref (a hash of the original and the hidden spans).
+  const labels = input.markerIds ? codeLabels(content, tokenizer) : null;
+  const placeholder = labels?.(REF_PLACEHOLDER);
+  type Args = [level: 'detailed' | 'balanced' | 'outline', keep: Set<number> | undefined, trimDocs: boolean | undefined];
+  const rendered = new Map<string, { args: Args; spans: number[] }>();
+  const render = (...args: Args): string => {
+    const spans: number[] = [];
+    const text = renderSkeleton(content, extraction, args[0], args[1], args[2], placeholder, spans);
+    if (placeholder) rendered.set(text, { args, spans });
+    return text;
+  };
   /**
    * The level's skeleton plus the bodies of the most central units (PageRank order) while the whole
    * stays within the level's share of the input (the text levels' shares, without the text floors: a
@@ -48,7 +62,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
   const budgetOf = (level: 'balanced' | 'detailed') => Math.floor(original_tokens * FIDELITY_BUDGET[level]);
   const filled = (level: 'balanced' | 'detailed', trimDocs: boolean): string => {
     const budget = budgetOf(level);
-    const base = renderSkeleton(content, extraction, level, undefined, trimDocs);
+    const base = render(level, undefined, trimDocs);
     let used = count(base);
     // Detailed always shows at least one body, so it keeps more than balanced on any file with bodies.
     const atLeast = level === 'detailed' ? 1 : 0;
@@ -71,7 +85,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     if (added.length < atLeast && cheapest) added.push(cheapest[0]);
     // Body costs are estimates (the elision text they replace, docstrings): count exactly, drop the last few if over.
     for (let round = 0; round < MAX_FIT_ROUNDS; round++) {
-      const out = renderSkeleton(content, extraction, level, new Set(added), trimDocs);
+      const out = render(level, new Set(added), trimDocs);
       if (count(out) <= budget || added.length <= atLeast) return out;
       added.splice(Math.max(atLeast, added.length - (1 << round)));
     }
@@ -86,7 +100,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
       skeleton = renderAbstract(units, analysis.imports, analysis.language);
       break;
     case 'outline':
-      skeleton = renderSkeleton(content, extraction, 'outline');
+      skeleton = render('outline', undefined, undefined);
       break;
     case 'balanced':
       skeleton = filled('balanced', true);
@@ -94,7 +108,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     case 'detailed': {
       // Docs whole when they fit the budget with the signatures, else cut to their first sentence as at
       // balanced; never less than balanced keeps (source form can be shorter than balanced's compaction).
-      const whole = renderSkeleton(content, extraction, 'detailed', undefined, false);
+      const whole = render('detailed', undefined, false);
       const floor = count(filled('balanced', true));
       const candidates = [count(whole) > budgetOf('detailed') ? filled('detailed', true) : filled('detailed', false), whole];
       skeleton = candidates.find((c) => count(c) > floor) ?? filled('balanced', true);
@@ -107,6 +121,16 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     skeleton = original;
     compressed_tokens = original_tokens;
   }
+  let markers: MarkerLayout | undefined;
+  const chosen = labels ? rendered.get(skeleton) : undefined;
+  if (labels && chosen?.spans.length) {
+    const spans = originalSpans(original, content, chosen.spans);
+    const textHash = textHashOf(original);
+    const ref = markerRef(textHash, spans);
+    skeleton = renderSkeleton(content, extraction, chosen.args[0], chosen.args[1], chosen.args[2], labels(ref));
+    compressed_tokens = count(skeleton);
+    markers = { ref, textHash, spans };
+  }
   return {
     skeleton,
     language: analysis.language,
@@ -118,5 +142,6 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     fidelity: input.fidelity,
     tokenizer,
     parse_errors: analysis.parseErrors,
+    ...(markers ? { markers } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import { identifiersIn, type Edit } from './text.js';
+import { identifiersIn, navigable, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
 import type { Extraction } from './units.js';
 
@@ -17,6 +17,8 @@ export function extractByLines(source: string, path: string): Extraction {
   const stack: { indent: number; unit: number }[] = [];
   let docFrom = -1;
   let marked = -1;
+  // The marked body run being hidden: later body lines, comments and blank lines right after it join it.
+  let run: Edit | null = null;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const start = offset;
@@ -53,13 +55,20 @@ export function extractByLines(source: string, path: string): Extraction {
       if (docFrom < 0) docFrom = start;
       continue;
     }
+    const top = stack[stack.length - 1];
+    if (run && run.end === (docFrom >= 0 ? docFrom : start) && top && marked === top.unit) {
+      run.end = run.mark!.to = end;
+      docFrom = -1;
+      continue;
+    }
     flushDoc(out.drops, docFrom, start);
     docFrom = -1;
     // Body lines collapse to one elision marker per unit.
-    const top = stack[stack.length - 1];
     const marker = line.trim() !== '' && top && marked !== top.unit ? `${' '.repeat(top.indent + 2)}…\n` : '';
     if (marker) marked = top!.unit;
-    out.drops.push({ start, end, text: marker });
+    const edit: Edit = marker ? navigable({ start, end, text: marker }, start, end) : { start, end, text: '' };
+    if (marker) run = edit;
+    out.drops.push(edit);
   }
   flushDoc(out.drops, docFrom, offset);
   // Line ranges: a unit spans until the next unit at the same or lower indentation.

@@ -1,5 +1,7 @@
 import { countTokens, type TokenizerName } from '../shared/tokens.js';
+import { REF_PLACEHOLDER } from '../text/markers.js';
 import type { CodeIndex } from './codeindex.js';
+import type { StructuralMarks } from './types.js';
 import { indentAt } from './text.js';
 
 export type Tier = 'full' | 'signature' | 'outline';
@@ -9,7 +11,12 @@ interface Piece {
   tier: Tier;
   text: string;
   tokens: number;
+  /** A signature whose body is elided, with ids: the label goes at `at` in text, the body's tokens `hidden`. */
+  label?: { at: number; hidden: number; comment: boolean };
 }
+
+/** ` 212 tokens #<ref>.<n>`, or as a Python comment after `...`. */
+const labelText = (hidden: number, comment: boolean, n: number) => `${comment ? '  # ' : ' '}${hidden} tokens #${REF_PLACEHOLDER}.${n}`;
 
 const FULL_SHARE = 0.5;
 const SIGNATURE_SHARE = 0.85;
@@ -52,7 +59,13 @@ function fullText(index: CodeIndex, i: number): string {
  * Fill the budget in rank order: the top units in full (up to half the budget), the next as
  * signatures (up to 85%), the rest as one outline line per file. Output grouped by file, in line order.
  */
-export function renderBudget(index: CodeIndex, order: number[], budget: number, tokenizer: TokenizerName): { output: string; tiers: Map<number, Tier> } {
+export function renderBudget(
+  index: CodeIndex,
+  order: number[],
+  budget: number,
+  tokenizer: TokenizerName,
+  ids = false,
+): { output: string; tiers: Map<number, Tier>; marks?: StructuralMarks[] } {
   const pieces: Piece[] = [];
   const tiers = new Map<number, Tier>();
   const covered = (i: number): boolean => {
@@ -89,11 +102,13 @@ export function renderBudget(index: CodeIndex, order: number[], budget: number, 
       }
     }
     const text = signatureText(index, i);
-    const tokens = countTokens(text, tokenizer);
+    const label = ids ? bodyLabel(index, i, text, tokenizer) : undefined;
+    // Priced with the placeholder id (the same tokens as any ref).
+    const tokens = countTokens(label ? text.slice(0, label.at) + labelText(label.hidden, label.comment, 0) + text.slice(label.at) : text, tokenizer);
     if (used + cost(i, tokens) > budget * SIGNATURE_SHARE) continue;
     used += cost(i, tokens);
     filesUsed.add(index.table.fileOf[i]!);
-    pieces.push({ unit: i, tier: 'signature', text, tokens });
+    pieces.push({ unit: i, tier: 'signature', text, tokens, ...(label ? { label } : {}) });
     tiers.set(i, 'signature');
   }
   // Outline: names of the next units, one line per file, while budget remains.
@@ -113,7 +128,7 @@ export function renderBudget(index: CodeIndex, order: number[], budget: number, 
     list.push(name);
     tiers.set(i, 'outline');
   }
-  let output = assemble(index, pieces, outline);
+  let output = assemble(index, pieces, outline).output;
   // Token sums are an estimate of the joined text; trim the tail if the join pushed it over.
   while (output && countTokens(output, tokenizer) > budget) {
     const lastOutline = [...outline.keys()].pop();
@@ -125,9 +140,21 @@ export function renderBudget(index: CodeIndex, order: number[], budget: number, 
     } else if (pieces.length > 0) {
       tiers.delete(pieces.pop()!.unit);
     } else break;
-    output = assemble(index, pieces, outline);
+    output = assemble(index, pieces, outline).output;
   }
-  return { output, tiers };
+  if (!ids) return { output, tiers };
+  return { ...assemble(index, pieces, outline, true), tiers };
+}
+
+/** Where a signature piece's label goes (after `{ …` or a trailing Python `...`), and the body's tokens. */
+function bodyLabel(index: CodeIndex, i: number, text: string, tokenizer: TokenizerName): Piece['label'] {
+  const u = index.units[i]!;
+  if (u.bodyStart === null || u.bodyEnd === null) return undefined;
+  const comment = text.endsWith('...');
+  const at = comment ? text.length : text.endsWith(' { … }') ? text.length - 2 : -1;
+  if (at < 0) return undefined;
+  const content = index.analyses[index.table.fileOf[i]!]!.content;
+  return { at, comment, hidden: countTokens(content.slice(u.bodyStart, u.bodyEnd), tokenizer) };
 }
 
 /** The file's import statements, verbatim, one per line (null when it has none). */
@@ -141,7 +168,7 @@ export function renderWhole(index: CodeIndex): string {
   return index.analyses.map((a) => `--- ${a.path} ---\n${a.content.replace(/\s+$/, '')}\n`).join('\n');
 }
 
-function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string[]>): string {
+function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string[]>, withMarks = false): { output: string; marks?: StructuralMarks[] } {
   const byFile = new Map<number, Piece[]>();
   const fileOrder: number[] = [];
   for (const p of pieces) {
@@ -154,20 +181,42 @@ function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string
     list.push(p);
   }
   const parts: string[] = [];
+  const marks: StructuralMarks[] = [];
+  // Offset in the output of the next part (parts are joined by '\n').
+  let length = 0;
+  const push = (part: string) => {
+    parts.push(part);
+    length += part.length + 1;
+  };
   for (const f of fileOrder) {
     const list = byFile.get(f)!.sort((a, b) => index.units[a.unit]!.start - index.units[b.unit]!.start);
-    parts.push(`--- ${index.paths[f]} ---`);
+    push(`--- ${index.paths[f]} ---`);
     const imports = importLines(index, f);
-    if (imports) parts.push(imports);
-    for (const p of list) parts.push(p.text);
+    if (imports) push(imports);
+    const mark: StructuralMarks = { file: f, spans: [], refAt: [] };
+    for (const p of list) {
+      if (!p.label) {
+        push(p.text);
+        continue;
+      }
+      // Labels are numbered per file, in output order: one layout (one ref) per file.
+      const n = mark.refAt.length;
+      const label = labelText(p.label.hidden, p.label.comment, n);
+      const u = index.units[p.unit]!;
+      mark.spans.push(u.bodyStart!, u.bodyEnd!);
+      mark.refAt.push(length + p.label.at + label.lastIndexOf('#') + 1);
+      push(p.text.slice(0, p.label.at) + label + p.text.slice(p.label.at));
+    }
+    if (mark.refAt.length) marks.push(mark);
     const extra = outline.get(f);
-    if (extra) parts.push(`… also: ${extra.join(', ')}`);
-    parts.push('');
+    if (extra) push(`… also: ${extra.join(', ')}`);
+    push('');
   }
   const rest = [...outline].filter(([f]) => !byFile.has(f));
   if (rest.length > 0) {
-    parts.push('--- outline ---');
-    for (const [f, names] of rest) parts.push(`${index.paths[f]}: ${names.join(', ')}`);
+    push('--- outline ---');
+    for (const [f, names] of rest) push(`${index.paths[f]}: ${names.join(', ')}`);
   }
-  return parts.join('\n').trimEnd() + (parts.length ? '\n' : '');
+  const output = parts.join('\n').trimEnd() + (parts.length ? '\n' : '');
+  return withMarks ? { output, marks } : { output };
 }

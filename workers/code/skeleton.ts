@@ -1,7 +1,7 @@
 import type { Fidelity } from '../shared/fidelity.js';
 import { foldIncludes } from './includes.js';
 import { tidyPreprocessor } from './scaffold.js';
-import { applyEdits, type Edit } from './text.js';
+import { applyEdits, type Edit, type Labeler } from './text.js';
 import type { CodeUnit, ImportInfo } from './types.js';
 import type { Extraction } from './units.js';
 
@@ -10,6 +10,7 @@ import type { Extraction } from './units.js';
  * Balanced: outline plus the first sentence of each doc (long docs cut, Python docstrings included).
  * Detailed: balanced in source form (no compaction), docs whole unless `trimDocs`.
  * Balanced and detailed also keep the bodies in `keepBodies` (chosen by compress.ts to fill the level's budget).
+ * With `label`, elisions carry navigable markers and their hidden spans go to `spans` (compress.ts).
  */
 export function renderSkeleton(
   source: string,
@@ -17,6 +18,8 @@ export function renderSkeleton(
   level: 'detailed' | 'balanced' | 'outline',
   keepBodies?: Set<number>,
   trimDocs = level === 'balanced',
+  label?: Labeler,
+  spans?: number[],
 ): string {
   const edits: Edit[] = [...ex.drops, ...ex.values];
   if (level !== 'detailed') edits.push(...ex.compact);
@@ -26,7 +29,7 @@ export function renderSkeleton(
     if (level !== 'outline' && keepBodies?.has(body.unit)) continue;
     edits.push(level === 'outline' ? body.noDoc : trimDocs ? (body.summaryDoc ?? body.keepDoc) : body.keepDoc);
   }
-  const text = applyEdits(source, edits);
+  const text = applyEdits(source, edits, label, spans);
   return ex.scaffolding && level !== 'detailed' ? foldIncludes(tidyPreprocessor(text)) : text;
 }
 

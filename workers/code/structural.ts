@@ -103,13 +103,14 @@ export function structuralFromIndex(
   const pathTokens = single ? 0 : analyses.reduce((s, a) => s + countTokens(`--- ${a.path} ---\n`, tokenizer), 0);
   // raw is the source itself, whatever the size: no budget applies.
   const whole = fidelity === 'raw' || original_tokens + pathTokens <= token_budget;
-  let { output, tiers } = whole ? { output: '', tiers: new Map<number, Tier>() } : renderBudget(index, order, token_budget, tokenizer);
+  let { output, tiers, marks } = whole ? { output: '', tiers: new Map<number, Tier>(), marks: undefined } : renderBudget(index, order, token_budget, tokenizer, opts.markerIds === true);
   let compressed_tokens = output ? countTokens(output, tokenizer) : Infinity;
   let inputTokens = original_tokens + pathTokens;
   if (compressed_tokens >= inputTokens) {
     output = single ? analyses[0]!.content : renderWhole(index);
     compressed_tokens = single ? original_tokens : (inputTokens = countTokens(output, tokenizer));
     tiers = new Map(index.units.map((_, i) => [i, 'full' as Tier]));
+    marks = undefined;
   }
   const t3 = performance.now();
 
@@ -159,6 +160,7 @@ export function structuralFromIndex(
     not_found: blast?.not_found ?? [],
     file_imports: index.imports.perFile,
     timings_ms: { graph: Math.round(t1 - index0), rank: Math.round(t2 - t1), render: Math.round(t3 - t2) },
+    ...(marks?.length ? { markers: marks } : {}),
   };
 }
 

@@ -4,16 +4,57 @@ export interface Edit {
   start: number;
   end: number;
   text: string;
+  /** An elision shown with an ellipsis: what it hides, for a navigable marker (docs/markers.md). */
+  mark?: Mark;
 }
 
-/** Apply non-overlapping edits (later overlapping ones are skipped) and tidy blank lines. */
-export function applyEdits(source: string, edits: Edit[]): string {
+export interface Mark {
+  /** The hidden source span [from, to): what the marker's id expands to. */
+  from: number;
+  to: number;
+  /** Where in the edit's text the marker's label goes (after its ellipsis). */
+  at: number;
+  /** A Python `...`: the label goes in a `# …` comment so the line stays valid. */
+  comment: boolean;
+}
+
+/**
+ * Mark an elision edit as navigable: the label goes after a trailing Python `...` (as a comment) or
+ * else after the text's last `…` (`{ … }`, a cut doc's ` …`).
+ */
+export function navigable(edit: Edit, from: number, to: number): Edit {
+  const comment = edit.text.endsWith('...');
+  const at = comment ? edit.text.length : edit.text.lastIndexOf('…') + 1;
+  if (at > 0) edit.mark = { from, to, at, comment };
+  return edit;
+}
+
+/**
+ * The label of the n-th applied marked edit (inserted at mark.at), or null to keep the source it
+ * would hide instead (a marker that costs more than it hides).
+ */
+export type Labeler = (edit: Edit & { mark: Mark }, n: number) => string | null;
+
+/**
+ * Apply non-overlapping edits (later overlapping ones are skipped) and tidy blank lines. With a
+ * labeler, marked edits carry their label and their hidden spans are appended to `spans`.
+ */
+export function applyEdits(source: string, edits: Edit[], label?: Labeler, spans?: number[]): string {
   const sorted = [...edits].sort((a, b) => a.start - b.start || b.end - a.end);
   const parts: string[] = [];
   let pos = 0;
+  let n = 0;
   for (const edit of sorted) {
     if (edit.start < pos) continue; // nested inside an earlier edit
-    parts.push(source.slice(pos, edit.start), edit.text);
+    let text = edit.text;
+    if (label && edit.mark) {
+      const inserted = label(edit as Edit & { mark: Mark }, n);
+      if (inserted === null) continue;
+      text = text.slice(0, edit.mark.at) + inserted + text.slice(edit.mark.at);
+      spans?.push(edit.mark.from, edit.mark.to);
+      n++;
+    }
+    parts.push(source.slice(pos, edit.start), text);
     pos = edit.end;
   }
   parts.push(source.slice(pos));

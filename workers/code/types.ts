@@ -1,6 +1,7 @@
 import type { Fidelity } from '../shared/fidelity.js';
 import type { TokenizerName } from '../shared/tokens.js';
 import type { TokenStats } from '../shared/stats.js';
+import type { MarkerLayout } from '../text/markers.js';
 
 /** Which path produced the units: a real grammar or the line-based fallback. */
 export type ParserPath = 'tree-sitter' | 'line-fallback';
@@ -88,6 +89,8 @@ export interface CompressCodeInput {
   filename?: string | null;
   fidelity: Fidelity;
   model?: string | null;
+  /** Served skeletons: elisions carry navigable marker ids, and the result their layout (docs/markers.md). */
+  markerIds?: boolean;
 }
 
 export interface GraphNode {
@@ -130,6 +133,8 @@ export interface CompressCodeResult extends TokenStats {
   fidelity: Fidelity;
   tokenizer: TokenizerName;
   parse_errors: number;
+  /** With markerIds, when the skeleton has markers: what the host stores to expand them. */
+  markers?: MarkerLayout;
 }
 
 export interface StructuralFile {
@@ -146,6 +151,20 @@ export interface StructuralOptions {
   token_budget?: number;
   fidelity?: Fidelity;
   model?: string | null;
+  /** Served outputs: elided signature bodies carry navigable marker ids (docs/markers.md). */
+  markerIds?: boolean;
+}
+
+/**
+ * Where each file's navigable markers are in a structural output (docs/markers.md): the hidden body
+ * spans (offsets into the file's analysed content, in output order) and the offset in the output of
+ * each marker's REF_PLACEHOLDER, which the host overwrites with the file's ref.
+ */
+export interface StructuralMarks {
+  /** Index of the file in the analyses. */
+  file: number;
+  spans: number[];
+  refAt: number[];
 }
 
 export interface StructuralInput extends StructuralOptions {
@@ -214,4 +233,6 @@ export interface StructuralResult extends TokenStats {
   not_found: string[];
   file_imports: { path: string; resolved: string[]; unresolved: string[] }[];
   timings_ms: { graph: number; rank: number; render: number };
+  /** With markerIds, when the output has markers: per file, for the host to fill in refs and store. */
+  markers?: StructuralMarks[];
 }

@@ -2,7 +2,7 @@ import type { LangSpec } from './languages.js';
 import type { SyntaxNode, Tree } from './parse.js';
 import { CompactRuns, joinEnumerators } from './cruns.js';
 import { docstringSummary, leadingParagraph } from './docs.js';
-import { identifiersIn, indentAt, lineSpan, type Edit } from './text.js';
+import { identifiersIn, indentAt, lineSpan, navigable, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
 
 /** Everything the skeleton renderer needs, gathered in one walk over statement-level nodes. */
@@ -158,7 +158,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
   const elideBody = (unitIndex: number, body: SyntaxNode): void => {
     if (!py) {
       const text = source[body.startIndex] === '{' ? '{ … }' : '…';
-      const edit = { start: body.startIndex, end: body.endIndex, text };
+      const edit = navigable({ start: body.startIndex, end: body.endIndex, text }, body.startIndex, body.endIndex);
       out.bodies.push({ unit: unitIndex, keepDoc: edit, noDoc: edit });
       return;
     }
@@ -167,14 +167,16 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     const colon = colonOf(body);
     const from = colon ? colon.endIndex : body.startIndex;
     const sameLine = !colon || colon.endPosition.row === body.startPosition.row;
-    const noDoc = { start: from, end: body.endIndex, text: sameLine ? ' ...' : `\n${indentAt(source, body.startIndex)}...` };
+    const noDoc = navigable({ start: from, end: body.endIndex, text: sameLine ? ' ...' : `\n${indentAt(source, body.startIndex)}...` }, from, body.endIndex);
     if (first && isDocstring(first)) {
       if (unitIndex >= 0) out.units[unitIndex]!.doc = first.text;
       const docIndent = sameLine ? `${indentAt(source, node0(body))}    ` : indentAt(source, first.startIndex);
       const lead = sameLine ? '\n' + docIndent : `\n${indentAt(source, first.startIndex)}`;
-      const keepDoc = { start: from, end: body.endIndex, text: `${lead}${first.text}\n${docIndent}...` };
+      // Ids expand to what follows the docstring, or (docstring cut) to the docstring and the rest.
+      const keepDoc = navigable({ start: from, end: body.endIndex, text: `${lead}${first.text}\n${docIndent}...` }, first.endIndex, body.endIndex);
       const summary = docstringSummary(first.text);
-      const summaryDoc = summary === null ? keepDoc : { start: from, end: body.endIndex, text: `${lead}${summary}\n${docIndent}...` };
+      const summaryDoc =
+        summary === null ? keepDoc : navigable({ start: from, end: body.endIndex, text: `${lead}${summary}\n${docIndent}...` }, first.startIndex, body.endIndex);
       out.bodies.push({ unit: unitIndex, keepDoc, noDoc, summaryDoc });
     } else {
       out.bodies.push({ unit: unitIndex, keepDoc: noDoc, noDoc });
@@ -198,7 +200,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       unit.signature = source.slice(node.startIndex, name.endIndex);
       unit.bodyStart = name.endIndex;
       unit.bodyEnd = node.endIndex;
-      const edit = { start: name.endIndex, end: node.endIndex, text: ' { … }' };
+      const edit = navigable({ start: name.endIndex, end: node.endIndex, text: ' { … }' }, name.endIndex, node.endIndex);
       out.bodies.push({ unit: u, keepDoc: edit, noDoc: edit });
     }
     return u;
@@ -223,7 +225,10 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       if (named && first && isDocstring(first)) named.doc = first.text;
       const local: Extraction['drops'] = [];
       const kept = walkBody(body, inner, local);
-      if (kept === 0) out.drops.push({ start: body.startIndex, end: body.endIndex, text: first && isDocstring(first) ? `${first.text}\n${indentAt(source, first.startIndex)}...` : '...' });
+      if (kept === 0) {
+        const text = first && isDocstring(first) ? `${first.text}\n${indentAt(source, first.startIndex)}...` : '...';
+        out.drops.push(navigable({ start: body.startIndex, end: body.endIndex, text }, body.startIndex, body.endIndex));
+      }
       else out.drops.push(...local);
     } else {
       walkBody(body, inner, out.drops);
@@ -266,8 +271,10 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         if (holder.type.startsWith('preproc')) {
           // The macro body starts after a `\` continuation, so judge by the whole definition's rows.
           const head = holder.childForFieldName('parameters') ?? holder.childForFieldName('name');
-          if (head && holder.startPosition.row !== value.endPosition.row) out.values.push({ start: head.endIndex, end: value.endIndex, text: ' …' });
-        } else if (value.startPosition.row !== value.endPosition.row) out.values.push({ start: value.startIndex, end: value.endIndex, text: py ? '...' : '…' });
+          if (head && holder.startPosition.row !== value.endPosition.row) out.values.push(navigable({ start: head.endIndex, end: value.endIndex, text: ' …' }, head.endIndex, value.endIndex));
+        } else if (value.startPosition.row !== value.endPosition.row) {
+          out.values.push(navigable({ start: value.startIndex, end: value.endIndex, text: py ? '...' : '…' }, value.startIndex, value.endIndex));
+        }
       }
     }
     visitNestedDefinitions(node, ctx);
@@ -282,7 +289,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       if (child.type === 'block') {
         const blockEdits: Edit[] = [];
         const k = walkBody(child, ctx, blockEdits);
-        if (k === 0) local.push({ start: child.startIndex, end: child.endIndex, text: ellipsis });
+        if (k === 0) local.push(navigable({ start: child.startIndex, end: child.endIndex, text: ellipsis }, child.startIndex, child.endIndex));
         else local.push(...blockEdits);
         kept += k;
       } else if (clauses.has(child.type)) {
@@ -401,7 +408,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         const [s, e] = lineSpan(source, child.startIndex, child.endIndex);
         out.docDrops.push({ start: s, end: e, text: '' });
         const summary = docstringSummary(child.text);
-        if (summary !== null) out.docTrims.push({ start: child.startIndex, end: child.endIndex, text: summary });
+        if (summary !== null) out.docTrims.push(navigable({ start: child.startIndex, end: child.endIndex, text: summary }, child.startIndex, child.endIndex));
         kept++;
         continue;
       }
@@ -453,7 +460,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     const start = docs[0]!.startIndex;
     const end = docs.at(-1)!.endIndex;
     const text = leadingParagraph(source.slice(start, end), maxLines);
-    if (text !== null) out.docTrims.push({ start, end, text });
+    if (text !== null) out.docTrims.push(navigable({ start, end, text }, start, end));
   };
 
   const root = tree.rootNode;

@@ -2,6 +2,9 @@ import type { CompressCodeInput, CompressCodeResult, FileAnalysis, StructuralFil
 import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/code/languages.js';
 import { tokenStats } from '../../../workers/shared/stats.js';
 import { rememberMarkers } from './markerStore.js';
+import { markerRef, textHashOf } from '../../../workers/text/markers.js';
+import { originalSpans } from '../../../workers/code/markers.js';
+import type { StructuralMarks } from '../../../workers/code/types.js';
 import type { Call } from '../call.js';
 import { invalid } from '../errors.js';
 import { batchesBySize } from '../../lib/batches.js';
@@ -24,12 +27,14 @@ export async function compressCode(call: Call, input: CompressCodeInput): Promis
   }
   await call.requireQuota();
   const started = performance.now();
-  let result: CompressCodeResponse = await call.compute('compressCode', input, { field: 'code' });
+  // Served skeletons carry navigable markers (docs/markers.md); the layout is stored, never sent.
+  const { markers, ...computed } = await call.compute('compressCode', { ...input, markerIds: true }, { field: 'code' });
+  let result: CompressCodeResponse = computed;
   if (result.language === 'unknown' || (result.skeleton.trim() === '' && input.code.trim() !== '')) {
     const text = await call.compute('compress', { text: input.code, fidelity: input.fidelity, query: null, model: input.model ?? null, markerIds: true }, { field: 'code' });
     rememberMarkers(call.services, call.principal.userId, input.code, text.markers);
     result = { ...result, skeleton: text.compressed_text, parser: 'text', ...tokenStats(text.original_tokens, text.compressed_tokens) };
-  }
+  } else rememberMarkers(call.services, call.principal.userId, input.code, markers);
   call.services.metrics.observeCompress('compress-code', (performance.now() - started) / 1000);
   call.report({ inputTokens: result.original_tokens, outputTokens: result.compressed_tokens, fidelity: input.fidelity, model: input.model ?? null, inputText: input.code });
   return result;
@@ -53,7 +58,9 @@ export async function compressRepository(call: Call, input: { files: StructuralF
     ),
   );
   const analyses: FileAnalysis[] = analysed.flat();
-  const result = await call.compute('structural', { analyses, ...options }, { field: 'files' });
+  const { markers, ...result } = await call.compute('structural', { analyses, ...options, markerIds: true }, { field: 'files' });
+  // Batches keep the files' order, so analyses[k] is files[k] (its content as sent).
+  result.output = rememberStructuralMarkers(call, result.output, markers, analyses, work.flat());
   call.services.metrics.observeCompress('compress-code-structural', (performance.now() - started) / 1000);
   call.report({
     inputTokens: result.original_tokens,
@@ -63,4 +70,30 @@ export async function compressRepository(call: Call, input: { files: StructuralF
     inputText: options.query ?? files[0]?.path ?? null,
   });
   return result;
+}
+
+/**
+ * A structural output's markers name one layout per file: each file's ref (a hash of the file as sent
+ * and its hidden spans, as the single-file path computes it) is written over the placeholders, and the
+ * layout stored for expand.
+ */
+function rememberStructuralMarkers(call: Call, output: string, marks: StructuralMarks[] | undefined, analyses: FileAnalysis[], files: StructuralFile[]): string {
+  if (!marks?.length) return output;
+  const refs: [at: number, ref: string][] = [];
+  for (const m of marks) {
+    const original = files[m.file]!.content;
+    const spans = originalSpans(original, analyses[m.file]!.content, m.spans);
+    const textHash = textHashOf(original);
+    const ref = markerRef(textHash, spans);
+    for (const at of m.refAt) refs.push([at, ref]);
+    rememberMarkers(call.services, call.principal.userId, original, { ref, textHash, spans });
+  }
+  refs.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let pos = 0;
+  for (const [at, ref] of refs) {
+    out += output.slice(pos, at) + ref;
+    pos = at + ref.length;
+  }
+  return out + output.slice(pos);
 }
