@@ -37,6 +37,9 @@ interface Incoming {
   started: number;
 }
 
+/** How long the server must see no request in flight before a graceful close counts it as drained. */
+const DRAIN_QUIET_MS = 100;
+
 export function startHttpServer(
   routes: RouteSpec<any, any>[],
   services: Services,
@@ -232,6 +235,17 @@ export function startHttpServer(
     return route.handler(ctx);
   }
 
+  // A connection accepted before the listen socket closed can still deliver its request a moment
+  // later (its headers were in flight when SIGTERM came): drained means no request in flight for a
+  // quiet spell, not just at the instant close was called; such late requests are served, not cut off.
+  async function drained(): Promise<void> {
+    for (;;) {
+      if (inFlight > 0) await new Promise<void>((r) => idle.push(r));
+      await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS));
+      if (inFlight === 0) return;
+    }
+  }
+
   return new Promise((resolve, reject) => {
     app.listen(options.host, options.port, (token) => {
       if (!token) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
@@ -240,8 +254,7 @@ export function startHttpServer(
         close(graceMs) {
           draining = true;
           uWS.us_listen_socket_close(token);
-          const drained = inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r));
-          return Promise.race([drained, new Promise<void>((r) => setTimeout(r, graceMs).unref())]).then(() => undefined);
+          return Promise.race([drained(), new Promise<void>((r) => setTimeout(r, graceMs).unref())]).then(() => undefined);
         },
       });
     });
