@@ -37,7 +37,8 @@ function isInitialize(body: unknown): boolean {
 
 /**
  * /mcp on uWebSockets.js: authenticate, pick the session (or a one-shot server), hand the SDK's
- * web-standard transport the request (transportRequest.ts), and send its Response back (pipe.ts).
+ * web-standard transport the request (transportRequest.ts), and send its Response back (pipe.ts);
+ * a plain request inside a session is answered directly (directAnswers.ts).
  */
 export function createMcpHandler(services: Services, sessions: SessionStore): RawHandler {
   return (res, req, bodies) => {
@@ -49,9 +50,11 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
     });
     const requestId = randomUUID();
     let aborted = false;
+    let onAbort: (() => void) | undefined;
     res.onAborted(() => {
       aborted = true;
       body?.abort();
+      onAbort?.();
     });
     // Attached now (before any await) and paused: the body is read only once the caller checks out.
     const body = method === 'POST' ? new BodyReader(res, services.config.maxBodyBytes, bodies) : null;
@@ -119,13 +122,15 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       } else {
         entry = await sessions.oneShot(principal, base, requestedToolsets(query, headers));
       }
+      const authInfo = { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: resourceUrl(resource) };
       try {
+        if (method === 'POST' && entry.direct?.accepts(headers, parsed)) {
+          await entry.direct.answer(res, parsed, { requestId, headers, authInfo, isAborted: () => aborted, onAbort: (fn) => (onAbort = fn) });
+          return;
+        }
         const unparsed = raw && raw.length && parsed === undefined ? new Uint8Array(raw) : null;
         const request = transportRequest(method, `http://localhost/mcp${query ? `?${query}` : ''}`, headers, unparsed);
-        const response = await entry.transport.handleRequest(request, {
-          parsedBody: parsed,
-          authInfo: { token: principal.via, clientId: principal.keyId ?? principal.userId, scopes: principal.scopes ?? [...MCP_SCOPES], resource: resourceUrl(resource) },
-        });
+        const response = await entry.transport.handleRequest(request, { parsedBody: parsed, authInfo });
         await pipeResponse(res, response, requestId, () => aborted);
       } finally {
         if (entry.ephemeral) await entry.server.close();

@@ -82,7 +82,7 @@ function endHeld(res: uWS.HttpResponse, status: number, headers: Record<string, 
 }
 
 /** Writes one chunk; resolves once the socket can take more. */
-async function write(res: uWS.HttpResponse, chunk: Uint8Array): Promise<void> {
+export async function write(res: uWS.HttpResponse, chunk: Uint8Array): Promise<void> {
   let ok = true;
   res.cork(() => {
     ok = res.write(chunk);

@@ -1,4 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
@@ -39,7 +40,11 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
     session.logLevel = request.params.level;
     return {};
   });
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // On the protocol itself, not through Server's tools/call override: that one parses the request a
+  // second time and the result once more, and callTool only ever returns well-formed results
+  // (test/mcp/direct.test.ts). The protocol still parses the request against CallToolRequestSchema.
+  const onProtocol = Protocol.prototype.setRequestHandler as Server['setRequestHandler'];
+  onProtocol.call(server, CallToolRequestSchema, async (request, extra) => {
     const name = request.params.name;
     // Notifications about this call go on its own response stream; a client gone away just misses them.
     const send = (notification: ServerNotification) => void extra.sendNotification(notification).catch(() => undefined);

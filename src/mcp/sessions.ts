@@ -6,12 +6,15 @@ import { ownerOf } from '../domain/call.js';
 import { unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import { routeRequestsDirectly } from './direct.js';
+import { DirectAnswers } from './directAnswers.js';
 import { createMcpServer, type Caller } from './server.js';
 import { newSessionState, type SessionState } from './session.js';
 import type { Toolsets } from './toolsets.js';
 
 export interface McpEntry {
   transport: WebStandardStreamableHTTPServerTransport;
+  /** Answers plain requests of an open session without the transport's Request/Response (sessions only). */
+  direct?: DirectAnswers;
   server: Server;
   state: SessionState;
   /**
@@ -84,6 +87,7 @@ export class SessionStore {
     });
     await server.connect(entry.transport);
     routeRequestsDirectly(server, entry.transport);
+    entry.direct = new DirectAnswers(entry.transport, this.services.config.mcpSseResponses);
     return entry;
   }
 
