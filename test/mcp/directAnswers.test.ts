@@ -35,7 +35,7 @@ async function session(sse: boolean, handler: (req: { params: { name: string; _m
   await (await transport.handleRequest(transportRequest('POST', 'http://localhost/mcp', baseHeaders, null), { parsedBody: init })).text();
   const headers = { ...baseHeaders, 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' };
   const direct = new DirectAnswers(transport, sse);
-  const call = (id: number, meta?: object): JSONRPCRequest => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {}, ...(meta ? { _meta: meta } : {}) } });
+  const call = (id: number, meta?: { progressToken?: string }): JSONRPCRequest => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'x', arguments: {}, ...(meta ? { _meta: meta } : {}) } });
   const answer = (request: JSONRPCRequest, aborted = { value: false }, onAbort?: (f: () => void) => void) => {
     const { res, out } = recorder();
     const done = direct.answer(res, request, { requestId: 'r', headers, authInfo, isAborted: () => aborted.value, onAbort: onAbort ?? (() => undefined) });
