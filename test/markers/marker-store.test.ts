@@ -23,7 +23,8 @@ beforeAll(async () => {
     return db.query(sql, params);
   };
   services = { db: { ...db, query }, background: new BackgroundTasks(createLogger(false)) };
-  [{ id: userId }] = await db.query<{ id: string }>('insert into users (name) values ($1) returning id', ['marker-store-test']);
+  const [user] = await db.query<{ id: string }>('insert into users (name) values ($1) returning id', ['marker-store-test']);
+  userId = user!.id;
 });
 afterAll(async () => {
   await db?.query('delete from users where id = $1', [userId]).catch(() => undefined);
