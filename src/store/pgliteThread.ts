@@ -52,7 +52,14 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
     return new Promise((resolve, reject) => {
       if (pending.size === 0) worker.ref();
       pending.set(id, { resolve, reject });
-      worker.postMessage({ ...msg, id });
+      try {
+        worker.postMessage({ ...msg, id });
+      } catch (err) {
+        // Not posted (a parameter that cannot be cloned): no answer will come, so it must not hold the thread referenced.
+        pending.delete(id);
+        if (pending.size === 0) worker.unref();
+        throw err;
+      }
     });
   }
 

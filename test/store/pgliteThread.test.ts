@@ -1,6 +1,7 @@
 // PGlite in its own thread (src/store/pgliteThread.ts) answers exactly as the in-process PGlite does:
 // same JS types, same error properties, same transaction semantics, and a clear error once closed.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -170,4 +171,20 @@ describe('threaded PGlite', () => {
       startMemoryDatabasesFrom(null);
     }
   });
+
+  it('a parameter that cannot cross to the thread rejects the query and holds no process open', () => {
+    // The thread is referenced only while a request waits for it: a request never posted must not count.
+    const script = `
+      const { openPglite } = await import(${JSON.stringify(join(process.cwd(), 'dist/src/store/pglite.js'))});
+      const db = await openPglite('memory://');
+      const err = await db.query('select $1::text', [() => 1]).catch((e) => e);
+      console.log(err.name, (await db.query('select 2 as n'))[0].n);
+    `;
+    const file = join(tempDir(), 'clone.mjs');
+    writeFileSync(file, script);
+    const r = spawnSync(process.execPath, [file], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.stdout.trim(), r.stderr).toBe('DataCloneError 2');
+    expect(r.signal, 'the process did not exit on its own').toBeNull();
+    expect(r.status).toBe(0);
+  }, 30_000);
 });

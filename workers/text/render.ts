@@ -56,8 +56,9 @@ export function elisionMarker(run: Run, id?: string): string {
 function addToRun(run: Run, sk: Skeleton, k: number): void {
   const u = sk.units[k]!;
   const kind: UnitKind = u.kind;
-  // The list markup and blank lines between two hidden units are hidden too.
-  if (run.last === k - 1 && sk.gaps) run.tokens += sk.gaps[k]!;
+  // The list markup and blank lines between two hidden units are hidden too (not what precedes the
+  // run's first unit, outside the span its id expands to; an empty run's last is -1, as is 0 - 1).
+  if (run.last >= 0 && run.last === k - 1 && sk.gaps) run.tokens += sk.gaps[k]!;
   run.tokens += sk.tokens[k]!;
   run.last = k;
   if (run.start < 0) run.start = u.start;

@@ -67,15 +67,20 @@ class MarkerWriter {
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      this.flushing = this.flushing.then(() => this.flush());
+      this.flushing = this.next();
       this.services.background.add('marker store', this.flushing);
     });
   }
 
   /** Resolves once everything queued so far is stored (expand reads after it). */
   async settled(): Promise<void> {
-    if (this.queue.length) this.flushing = this.flushing.then(() => this.flush());
+    if (this.queue.length) this.flushing = this.next();
     await this.flushing.catch(() => undefined);
+  }
+
+  /** The next flush, after the one in progress whatever its outcome (a failed one was logged). */
+  private next(): Promise<void> {
+    return this.flushing.catch(() => undefined).then(() => this.flush());
   }
 
   private async flush(): Promise<void> {
