@@ -80,7 +80,8 @@ export class BodyReader {
   private onChunk(chunk: ArrayBuffer, isLast: boolean): void {
     // A socket left paused would stall the next request on this keep-alive connection.
     if (isLast && this.paused) this.resumeSocket();
-    if (this.outcome || this.discarding) {
+    // Answered before its body was read (released) or already settled: later chunks are not held.
+    if (this.outcome || this.discarding || this.released) {
       if (isLast) {
         this.complete = true;
         this.discarding?.();

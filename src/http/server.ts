@@ -241,7 +241,7 @@ export function startHttpServer(
   async function drained(): Promise<void> {
     for (;;) {
       if (inFlight > 0) await new Promise<void>((r) => idle.push(r));
-      await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS));
+      await new Promise((r) => setTimeout(r, DRAIN_QUIET_MS).unref());
       if (inFlight === 0) return;
     }
   }
