@@ -74,7 +74,10 @@ class MarkerWriter {
 
   /** Resolves once everything queued so far is stored (expand reads after it). */
   async settled(): Promise<void> {
-    if (this.queue.length) this.flushing = this.next();
+    if (this.queue.length) {
+      this.flushing = this.next();
+      this.services.background.add('marker store', this.flushing);
+    }
     await this.flushing.catch(() => undefined);
   }
 
