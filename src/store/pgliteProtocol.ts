@@ -20,8 +20,8 @@ export type PgliteReply = { id: number; rows: unknown[] } | { id: number; error:
 
 export interface PgliteWorkerData {
   dataDir: string;
-  /** A dumped data dir (PGlite.dumpDataDir) an in-memory database starts from. */
-  template: Uint8Array<ArrayBuffer> | null;
+  /** A dumped data dir (PGlite.dumpDataDir) an in-memory database starts from (shared: not copied per thread). */
+  template: Uint8Array<ArrayBufferLike> | null;
 }
 
 /** Plain form of an error; values that cannot be cloned to the other thread (functions…) are left out. */

@@ -15,7 +15,7 @@ type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<
  * its rows back, never runs the WASM. The thread is unreferenced while idle, so an open database holds
  * a process no more than an in-process PGlite did; a request in flight keeps the process up.
  */
-export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBuffer> | null, log: Logger = createLogger()): Promise<Db> {
+export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger = createLogger()): Promise<Db> {
   const data: PgliteWorkerData = { dataDir, template };
   const worker = new Worker(join(packageRoot(), 'dist', 'src', 'store', 'pgliteWorker.js'), { workerData: data });
   const pending = new Map<number, Pending>();
