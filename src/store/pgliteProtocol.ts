@@ -5,7 +5,9 @@ export type PgliteRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; tx?: number }
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'end'; tx: number; commit: boolean }
-  | { id: number; op: 'close' };
+  | { id: number; op: 'close' }
+  /** Tests only (crashPgliteThreads): the thread throws an uncaught error, as a crash in PGlite would. */
+  | { id: number; op: 'crash' };
 
 /** An error as it crosses the thread boundary: its name, message, stack and own enumerable properties (code, detail…). */
 export interface WireError {

@@ -65,6 +65,10 @@ port.on('message', (m: PgliteRequest) => {
       else fail(m.id, new Error('Transaction is closed'));
       return;
     }
+    case 'crash':
+      return void setImmediate(() => {
+        throw new Error('PGlite thread crash (test hook)');
+      });
     case 'close':
       return void pg.close().then(
         () => send({ id: m.id, rows: [] }),
