@@ -55,12 +55,21 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
   };
   try {
     const dbBreaker = new CircuitBreaker('database');
-    const db = guardDb(await openStore(config, log), dbBreaker);
-    opened.push(() => db.close());
+    // The pool's threads load their modules while the database opens (both take most of a start).
     const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs, threadNice: config.poolThreadNice });
+    const warm = pool.warmUp(config.poolThreads);
+    warm.catch(() => undefined); // awaited below; a failure while the database opens is not unhandled
+    let db: ReturnType<typeof guardDb>;
+    try {
+      db = guardDb(await openStore(config, log), dbBreaker);
+    } catch (err) {
+      await pool.close({ force: true }).catch(() => undefined);
+      throw err;
+    }
+    opened.push(() => db.close());
     // Reached after the HTTP server's grace period: whatever still runs is stopped, not awaited.
     opened.push(() => pool.close({ force: true }));
-    await pool.warmUp(config.poolThreads);
+    await warm;
     const cache = config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache();
     opened.push(() => cache.close());
     const authCache = new AuthCache(config.authCacheMs);
@@ -87,7 +96,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     opened.push(() => commerce.close());
     // Built now, started once HTTP listens (below).
     const knowledge = new KnowledgeHub({ db, pool, log }, config.dataDir);
-    // Its thread starts now; project indexes load lazily from the database on first use.
+    // Enabled now; its thread starts on first use and loads project indexes lazily from the database.
     const codeIntel = new CodeIntelHub({ db, log });
     codeIntel.start();
     opened.push(() => codeIntel.close());

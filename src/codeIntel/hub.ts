@@ -17,7 +17,7 @@ export interface CommitResult {
 }
 
 /**
- * services.codeIntel. start() starts the thread (indexes load lazily, per project, on first use);
+ * services.codeIntel. start() enables it; the thread starts on first use (indexes load lazily, per project);
  * close() stops it. A project's index is (re)built from the stored analyses whenever the thread's
  * generation differs from the database's: after a restart, or when another instance wrote.
  */
@@ -31,14 +31,18 @@ export class CodeIntelHub {
 
   constructor(private readonly deps: CodeIntelDeps) {}
 
+  /** Between start() and close(); the thread itself starts on first use (most processes never index code). */
+  private running = false;
+
   start(): void {
-    if (this.client) return;
-    this.client = new CodeIndexClient();
+    if (this.running) return;
+    this.running = true;
     this.synced.clear();
   }
 
   async close(): Promise<void> {
     const c = this.client;
+    this.running = false;
     this.client = null;
     this.synced.clear();
     if (c) await c.close();
@@ -51,8 +55,8 @@ export class CodeIntelHub {
   }
 
   private get thread(): CodeIndexClient {
-    if (!this.client) throw unavailable('Code intelligence is not running', 1);
-    return this.client;
+    if (!this.running) throw unavailable('Code intelligence is not running', 1);
+    return (this.client ??= new CodeIndexClient());
   }
 
   private withLock<T>(project: string, fn: () => Promise<T>): Promise<T> {

@@ -17,7 +17,8 @@ function wrap(target: PgliteTx): Queryable {
 
 // A dumped data dir (PGlite.dumpDataDir) that in-memory databases start from instead of an initdb.
 let memoryTemplate: Blob | null = null;
-let memoryTemplateBytes: Promise<Uint8Array<ArrayBuffer>> | null = null;
+// The same dump in shared memory: each PGlite thread reads it in place instead of getting a copy.
+let memoryTemplateBytes: Promise<Uint8Array<SharedArrayBuffer>> | null = null;
 
 /**
  * Starts every later in-memory database from a copy of this dump (null: empty again). The test suite
@@ -25,7 +26,13 @@ let memoryTemplateBytes: Promise<Uint8Array<ArrayBuffer>> | null = null;
  */
 export function startMemoryDatabasesFrom(dump: Blob | null): void {
   memoryTemplate = dump;
-  memoryTemplateBytes = dump ? dump.arrayBuffer().then((b) => new Uint8Array(b)) : null;
+  memoryTemplateBytes = dump ? dump.arrayBuffer().then((b) => shared(new Uint8Array(b))) : null;
+}
+
+function shared(bytes: Uint8Array): Uint8Array<SharedArrayBuffer> {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.byteLength));
+  out.set(bytes);
+  return out;
 }
 
 /** The Db over an open PGlite. */

@@ -5,7 +5,9 @@ export type PgliteRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; tx?: number }
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'end'; tx: number; commit: boolean }
-  | { id: number; op: 'close' };
+  | { id: number; op: 'close' }
+  /** Tests only (crashPgliteThreads): the thread throws an uncaught error, as a crash in PGlite would. */
+  | { id: number; op: 'crash' };
 
 /** An error as it crosses the thread boundary: its name, message, stack and own enumerable properties (code, detail…). */
 export interface WireError {
@@ -20,8 +22,8 @@ export type PgliteReply = { id: number; rows: unknown[] } | { id: number; error:
 
 export interface PgliteWorkerData {
   dataDir: string;
-  /** A dumped data dir (PGlite.dumpDataDir) an in-memory database starts from. */
-  template: Uint8Array<ArrayBuffer> | null;
+  /** A dumped data dir (PGlite.dumpDataDir) an in-memory database starts from (shared: not copied per thread). */
+  template: Uint8Array<ArrayBufferLike> | null;
 }
 
 /** Plain form of an error; values that cannot be cloned to the other thread (functions…) are left out. */

@@ -7,6 +7,28 @@ import { fromWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData }
 
 const CLOSE_TIMEOUT_MS = 10_000;
 
+/** Every open PGlite thread of this process and the Db over each, for crashPgliteThreads. */
+const live = new Set<Worker>();
+const threadOf = new WeakMap<Db, Worker>();
+
+/**
+ * Tests: ends every open PGlite thread as a crash would: 'error' throws an uncaught error in it (once
+ * it is between queries), 'terminate' stops it at once, mid-query (a fatal abort). `only`: just that
+ * database's thread. Resolves once they have exited.
+ */
+export async function crashPgliteThreads(how: 'error' | 'terminate' = 'error', only?: Db): Promise<number> {
+  const workers = only ? [threadOf.get(only)].filter((w): w is Worker => w !== undefined && live.has(w)) : [...live];
+  await Promise.all(
+    workers.map((w) => {
+      const exited = new Promise((resolve) => w.once('exit', resolve));
+      if (how === 'terminate') void w.terminate();
+      else w.postMessage({ id: -1, op: 'crash' });
+      return exited;
+    }),
+  );
+  return workers.length;
+}
+
 type Pending = { resolve(rows: unknown[]): void; reject(err: Error): void };
 type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<R, 'id'> : never) : never;
 
@@ -15,7 +37,7 @@ type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<
  * its rows back, never runs the WASM. The thread is unreferenced while idle, so an open database holds
  * a process no more than an in-process PGlite did; a request in flight keeps the process up.
  */
-export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBuffer> | null, log: Logger = createLogger()): Promise<Db> {
+export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger = createLogger()): Promise<Db> {
   const data: PgliteWorkerData = { dataDir, template };
   const worker = new Worker(join(packageRoot(), 'dist', 'src', 'store', 'pgliteWorker.js'), { workerData: data });
   const pending = new Map<number, Pending>();
@@ -40,11 +62,20 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
     if ('error' in m) p.reject(fromWire(m.error));
     else p.resolve(m.rows);
   });
+  // A crash ends the database for this process: pending and later queries reject at once (guardDb
+  // turns "PGlite is closed" into a 503), readiness reports the database unavailable. No restart:
+  // an in-memory database would come back empty, and a data dir the crash may have left mid-write
+  // is better reopened by a fresh process (the orchestrator's restart on failed readiness).
+  live.add(worker);
   worker.on('error', (err) => {
     log.error('PGlite thread crashed', { error: String(err), data_dir: dataDir });
     settle(new Error(`PGlite is closed: its thread crashed (${err.message})`));
   });
-  worker.on('exit', (code) => settle(new Error(`PGlite is closed: its thread exited with code ${code}`)));
+  worker.on('exit', (code) => {
+    live.delete(worker);
+    if (!closedError) log.error('PGlite thread exited', { code, data_dir: dataDir });
+    settle(new Error(`PGlite is closed: its thread exited with code ${code}`));
+  });
 
   function request(msg: Outgoing): Promise<unknown[]> {
     if (closedError) return Promise.reject(closedError);
@@ -73,7 +104,7 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
     await worker.terminate();
     throw err;
   }
-  return {
+  const db: Db = {
     kind: 'pglite',
     query: queryIn(undefined).query,
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -103,4 +134,6 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
       await exited;
     },
   };
+  threadOf.set(db, worker);
+  return db;
 }

@@ -49,7 +49,9 @@ async function query(id: number, sql: string, params: readonly unknown[], txId: 
 }
 
 if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
-const pg = dataDir !== 'memory://' ? new PGlite(dataDir) : template ? new PGlite({ loadDataDir: new Blob([template]) }) : new PGlite();
+// The template sits in shared memory; the Blob takes its own copy of it.
+const templateBlob = template ? new Blob([template as Uint8Array<ArrayBuffer>]) : null;
+const pg = dataDir !== 'memory://' ? new PGlite(dataDir) : templateBlob ? new PGlite({ loadDataDir: templateBlob }) : new PGlite();
 
 port.on('message', (m: PgliteRequest) => {
   switch (m.op) {
@@ -63,6 +65,10 @@ port.on('message', (m: PgliteRequest) => {
       else fail(m.id, new Error('Transaction is closed'));
       return;
     }
+    case 'crash':
+      return void setImmediate(() => {
+        throw new Error('PGlite thread crash (test hook)');
+      });
     case 'close':
       return void pg.close().then(
         () => send({ id: m.id, rows: [] }),

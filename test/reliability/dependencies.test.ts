@@ -3,9 +3,11 @@
 // Retry-After within a bounded time, never hanging; when it returns, service resumes by itself.
 // Redis going away degrades (cache, shared rate limits, revocation fan-out) without failing calls;
 // readiness reports it, and the connection comes back on its own (docs/reliability.md).
+// The embedded database's thread crashing makes readiness false and calls answer 503, never hang.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser } from '../accounts/helpers.js';
 import { canStartOwnServices, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from '../helpers/ownServices.js';
+import { crashPgliteThreads } from '../../src/store/pgliteThread.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
 const available = canStartOwnServices();
@@ -121,4 +123,33 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
     expect(hit.status).toBe(200);
     expect(hit.headers.get('x-semantic-cache')).toBe('hit');
   }, 90_000);
+});
+
+describe.runIf(DB_KIND === 'pglite' && process.env.PGLITE_THREAD !== 'false')('the PGlite thread crashing', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ authCacheMs: 0 });
+  });
+  afterAll(() => server?.close());
+
+  it('readiness false, calls in flight and later ones answer 503 with detail, liveness and the process stay up', async () => {
+    const compress = (i: number) => server.request('POST', '/v1/compress', { body: { text: `${i} ${text}`, fidelity: 'balanced' } });
+    expect((await compress(0)).status).toBe(200);
+    const inFlight = Array.from({ length: 6 }, (_, i) => compress(1 + i));
+    expect(await crashPgliteThreads()).toBe(1);
+    const t0 = performance.now();
+    const after = await Promise.all([...inFlight, compress(100), server.request('GET', '/v1/keys')]);
+    expect(performance.now() - t0).toBeLessThan(7000);
+    // Calls the database had answered before the crash may have finished; none hangs or fails otherwise.
+    for (const r of after) expect([200, 503], r.text).toContain(r.status);
+    for (const r of after.slice(-2)) {
+      expect(r.status, r.text).toBe(503);
+      expect(r.json.detail).toBe('Database unavailable');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    const readiness = await server.request('GET', '/health/readiness', { key: null });
+    expect(readiness.status).toBe(503);
+    expect(readiness.json).toMatchObject({ status: 'not_ready', checks: { database: 'unavailable', pool: 'ok' } });
+    expect((await server.request('GET', '/health/liveness', { key: null })).status).toBe(200);
+  });
 });

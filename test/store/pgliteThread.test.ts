@@ -8,6 +8,10 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { openPglite, startMemoryDatabasesFrom } from '../../src/store/pglite.js';
+import { crashPgliteThreads } from '../../src/store/pgliteThread.js';
+import { createLogger } from '../../src/lib/log.js';
+
+const quiet = createLogger(false);
 
 const SCHEMA = `create table t (id int primary key, d timestamptz, b bytea, n int8, j jsonb, a text[], f float8, ok boolean)`;
 const ROW = [1, new Date('2026-01-02T03:04:05.678Z'), new Uint8Array([0, 1, 2, 255]), 9_007_199_254_740_991, { x: [1, 'a', null], y: { z: true } }, ['a', 'b,c', ''], 1.5, true];
@@ -155,6 +159,41 @@ describe('threaded PGlite', () => {
     const again = await openPglite(dir);
     expect(await again.query('select v from kept')).toEqual([{ v: 'saved' }]);
     await again.close();
+  });
+
+  it('a thread stopped mid-query: the query in flight and every later one reject at once, close() returns', async () => {
+    const db = await openPglite('memory://', { log: quiet });
+    const started = performance.now();
+    const slow = caught(db.query('select pg_sleep(20)'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await crashPgliteThreads('terminate', db)).toBe(1);
+    expect((await slow).message).toMatch(/^PGlite is closed: its thread exited/);
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect((await caught(db.query('select 1'))).message).toMatch(/^PGlite is closed/);
+    expect((await caught(db.transaction((tx) => tx.query('select 1')))).message).toMatch(/^PGlite is closed/);
+    await db.close();
+    // The other databases of the process are untouched.
+    expect(await threaded.query('select 1 as one')).toEqual([{ one: 1 }]);
+  });
+
+  it('a thread that crashes (uncaught error) fails an open transaction and later queries', async () => {
+    const db = await openPglite('memory://', { log: quiet });
+    await db.query('create table c (v int)');
+    let inside!: () => void;
+    const entered = new Promise<void>((r) => (inside = r));
+    const tx = caught(
+      db.transaction(async (t) => {
+        await t.query('insert into c values (1)');
+        inside();
+        await new Promise((r) => setTimeout(r, 500));
+        await t.query('insert into c values (2)');
+      }),
+    );
+    await entered;
+    expect(await crashPgliteThreads('error', db)).toBe(1);
+    expect((await tx).message).toMatch(/^PGlite is closed: its thread crashed \(.*test hook/);
+    expect((await caught(db.query('select 1'))).message).toMatch(/^PGlite is closed: its thread crashed/);
+    await db.close();
   });
 
   it('starts an in-memory database from a dump', async () => {
