@@ -24,6 +24,11 @@ let memoryTemplateBytes: Promise<Uint8Array<SharedArrayBuffer>> | null = null;
  * Starts every later in-memory database from a copy of this dump (null: empty again). The test suite
  * dumps a migrated database once per run, which spares each test server the initdb and the migrations.
  */
+/** The dump memory:// databases start from, if any (a test that swaps it puts it back). */
+export function memoryDatabaseDump(): Blob | null {
+  return memoryTemplate;
+}
+
 export function startMemoryDatabasesFrom(dump: Blob | null): void {
   memoryTemplate = dump;
   memoryTemplateBytes = dump ? dump.arrayBuffer().then((b) => shared(new Uint8Array(b))) : null;

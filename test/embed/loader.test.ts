@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DT, encodeModel, floatTensor, int64Tensor, node, valueInfo } from '../../scripts/models/onnx-graph.js';
 import { OnnxEmbedder } from '../../workers/embed/embedder.js';
-import { cosine, getEmbedder } from '../../workers/embed/index.js';
+import { cosine, forgetEmbedder, getEmbedder } from '../../workers/embed/index.js';
 import { loadManifest } from '../../workers/embed/manifest.js';
 
 const VOCAB = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', 'the', 'cat', 'dog', 'sat', 'ran', '##s', 'on', 'mat', '.'];
@@ -97,6 +97,7 @@ describe('sentence-transformer export folder', () => {
 
   it('is what getEmbedder() serves when EMBEDDING_MODEL_DIR points at it', async () => {
     process.env.EMBEDDING_MODEL_DIR = dir;
+    forgetEmbedder(); // another test file in this process may have loaded the shipped model
     const e = await getEmbedder();
     expect(e.dims).toBe(D);
     expect(e.modelId).toContain('sentence-transformer export');
@@ -107,5 +108,6 @@ describe('sentence-transformer export folder', () => {
 
 afterAll(() => {
   delete process.env.EMBEDDING_MODEL_DIR;
+  forgetEmbedder();
 });
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
-import { openPglite, startMemoryDatabasesFrom } from '../../src/store/pglite.js';
+import { memoryDatabaseDump, openPglite, startMemoryDatabasesFrom } from '../../src/store/pglite.js';
 import { crashPgliteThreads } from '../../src/store/pgliteThread.js';
 import { createLogger } from '../../src/lib/log.js';
 
@@ -197,6 +197,7 @@ describe('threaded PGlite', () => {
   });
 
   it('starts an in-memory database from a dump', async () => {
+    const previous = memoryDatabaseDump();
     const pg = new PGlite();
     await pg.query(`create table seeded (v text)`);
     await pg.query(`insert into seeded values ('from dump')`);
@@ -207,7 +208,7 @@ describe('threaded PGlite', () => {
       expect(await db.query('select v from seeded')).toEqual([{ v: 'from dump' }]);
       await db.close();
     } finally {
-      startMemoryDatabasesFrom(null);
+      startMemoryDatabasesFrom(previous);
     }
   });
 

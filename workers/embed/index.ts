@@ -10,6 +10,11 @@ export { cosine } from '../shared/vectors.js';
 
 let shared: Promise<Embedder> | undefined;
 
+/** Forgets the loaded embedder, so the next getEmbedder() reads EMBEDDING_MODEL_DIR again (tests that change it). */
+export function forgetEmbedder(): void {
+  shared = undefined;
+}
+
 /** The embedder for EMBEDDING_MODEL_DIR (default: the shipped model). */
 export function getEmbedder(): Promise<Embedder> {
   if (!shared) {
