@@ -3,7 +3,7 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
 import { writeReply } from '../http/io.js';
-import { write } from './pipe.js';
+import { sseEvent, write } from './pipe.js';
 
 type RequestId = string | number;
 const REQUEST_KEYS = new Set(['jsonrpc', 'id', 'method', 'params']);
@@ -110,7 +110,6 @@ export class DirectAnswers {
         this.waiting.delete(request.id);
         resolve();
       };
-      const event = (m: JSONRPCMessage) => Buffer.from(`event: message\ndata: ${JSON.stringify(m)}\n\n`);
       const waiter: Waiter = {
         deliver: (message) => {
           const final = isAnswer(message) && message.id === request.id;
@@ -131,7 +130,7 @@ export class DirectAnswers {
               res.writeHeader('mcp-session-id', sessionId);
             });
           }
-          const chunk = event(message);
+          const chunk = sseEvent(message);
           writes = writes.then(() => (ctx.isAborted() ? undefined : write(res, chunk)));
           if (final) {
             this.waiting.delete(request.id);

@@ -3,6 +3,11 @@ import { writeReply } from '../http/io.js';
 
 const SSE_ONLY = new Set(['content-type', 'content-length', 'transfer-encoding', 'cache-control', 'connection', 'x-accel-buffering']);
 const EVENT_PREFIX = Buffer.from('event: message\ndata: ');
+
+/** One message as the SDK transport writes it on an SSE stream (no event id: there is no event store). */
+export function sseEvent(message: unknown): Buffer {
+  return Buffer.concat([EVENT_PREFIX, Buffer.from(`${JSON.stringify(message)}\n\n`)]);
+}
 const TICK = Symbol('tick');
 
 /**

@@ -24,14 +24,14 @@ let memoryTemplateBytes: Promise<Uint8Array<SharedArrayBuffer>> | null = null;
  * Starts every later in-memory database from a copy of this dump (null: empty again). The test suite
  * dumps a migrated database once per run, which spares each test server the initdb and the migrations.
  */
-/** The dump memory:// databases start from, if any (a test that swaps it puts it back). */
-export function memoryDatabaseDump(): Blob | null {
-  return memoryTemplate;
-}
-
 export function startMemoryDatabasesFrom(dump: Blob | null): void {
   memoryTemplate = dump;
   memoryTemplateBytes = dump ? dump.arrayBuffer().then((b) => shared(new Uint8Array(b))) : null;
+}
+
+/** The dump memory:// databases start from, if any (a test that swaps it puts it back). */
+export function memoryDatabaseDump(): Blob | null {
+  return memoryTemplate;
 }
 
 function shared(bytes: Uint8Array): Uint8Array<SharedArrayBuffer> {

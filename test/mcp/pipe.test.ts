@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { singleEventData } from '../../src/mcp/pipe.js';
+import { singleEventData, sseEvent } from '../../src/mcp/pipe.js';
 
 describe('singleEventData', () => {
   it('takes the message out of a body that is exactly one SSE message event', () => {
@@ -15,5 +15,12 @@ describe('singleEventData', () => {
     expect(singleEventData(Buffer.from('event: message\nid: 4\ndata: {}\n\n'))).toBeNull();
     expect(singleEventData(Buffer.from(': keepalive\n\n'))).toBeNull();
     expect(singleEventData(Buffer.from(''))).toBeNull();
+  });
+});
+
+describe('sseEvent', () => {
+  it('writes what singleEventData reads back', () => {
+    const message = { jsonrpc: '2.0', id: 1, result: { text: 'a\nb' } };
+    expect(JSON.parse(singleEventData(sseEvent(message))!.toString())).toEqual(message);
   });
 });
