@@ -4,13 +4,13 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { compressCode } from '../../workers/code/index.js';
 import { countTokens } from '../../workers/shared/tokens.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { connectMcp, fails, ok } from '../helpers/mcp.js';
-import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
-import { newKey } from '../helpers/users.js';
+import { DB_KIND } from '../helpers/server.js';
+import { markerServer } from './setup.js';
 
 /** A code marker's label: the hidden size and the id (Python: in a `#` comment after `...`). */
 const LABEL = /(?:  # | )(\d+) tokens #(\d{12}\.\d+)/g;
@@ -36,20 +36,9 @@ const FILES: { name: string; code: string }[] = [
 // Windows line endings: the engine works on LF, the ids must still expand to the bytes sent.
 FILES.push({ name: 'text-crlf.ts', code: FILES.find((f) => f.name === 'text.ts')!.code.replace(/\n/g, '\r\n') });
 
-let server: TestServer;
-let proKey: string;
-let otherKey: string;
-const expand = (body: unknown, key = proKey) => server.request('POST', '/v1/expand', { key, body });
-const compress = (code: string, filename: string, fidelity: string, key = proKey) => server.request('POST', '/v1/compress-code', { key, body: { code, filename, fidelity } });
-
-beforeAll(async () => {
-  server = await startTestServer({ rateLimits: { free: 1e9, pro: 1e9, team: 1e9, enterprise: 1e9 } });
-  proKey = await newKey(server, 'pro');
-  otherKey = await newKey(server, 'pro');
-});
-afterAll(async () => {
-  await server?.close();
-});
+const ctx = markerServer();
+const expand = ctx.expand;
+const compress = (code: string, filename: string, fidelity: string, key = ctx.proKey) => ctx.server.request('POST', '/v1/compress-code', { key, body: { code, filename, fidelity } });
 
 describe(`navigable code markers over REST (${DB_KIND})`, () => {
   for (const { name, code } of FILES) {
@@ -104,7 +93,7 @@ describe(`navigable code markers over REST (${DB_KIND})`, () => {
     const { code } = FILES.find((f) => f.name === 'text.ts')!;
     const out: string = (await compress(code, 'text.ts', 'outline')).json.skeleton;
     const id = [...out.matchAll(LABEL)][0]![2]!;
-    const stolen = await expand({ id }, otherKey);
+    const stolen = await expand({ id }, ctx.otherKey);
     expect(stolen.status).toBe(404);
     expect(stolen.text).not.toContain('requireQuota');
     expect((await expand({ id })).status).toBe(200);
@@ -123,7 +112,7 @@ describe(`navigable structural markers (${DB_KIND})`, () => {
     const files = FILES.filter((f) => !f.name.startsWith('sample')).map((f) => ({ path: f.name, content: f.code }));
     let seen = 0;
     for (const token_budget of [800, 3000]) {
-      const res = await server.request('POST', '/v1/compress-code/structural', { key: proKey, body: { files, token_budget } });
+      const res = await ctx.server.request('POST', '/v1/compress-code/structural', { key: ctx.proKey, body: { files, token_budget } });
       expect(res.status, res.text.slice(0, 200)).toBe(200);
       expect(res.json.markers).toBeUndefined();
       const out: string = res.json.output;
@@ -153,8 +142,8 @@ describe(`navigable structural markers (${DB_KIND})`, () => {
 
 describe(`navigable code markers over MCP (${DB_KIND})`, () => {
   it('expand_markers answers what REST answers; another caller gets not_found', async () => {
-    const client = await connectMcp(server.url, proKey);
-    const other = await connectMcp(server.url, otherKey);
+    const client = await connectMcp(ctx.server.url, ctx.proKey);
+    const other = await connectMcp(ctx.server.url, ctx.otherKey);
     try {
       const { code } = FILES.find((f) => f.name === 'units.ts')!;
       const out: string = (await compress(code, 'units.ts', 'balanced')).json.skeleton;

@@ -10,7 +10,8 @@ import { countTokens } from '../../workers/shared/tokens.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { sweepMarkers } from '../../src/domain/compression/markerStore.js';
 import { connectMcp, fails, ok } from '../helpers/mcp.js';
-import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+import { DB_KIND, sampleDocument } from '../helpers/server.js';
+import { markerServer } from './setup.js';
 import { newKey } from '../helpers/users.js';
 
 const LEVELS = FIDELITIES.filter((f) => f !== 'raw');
@@ -42,19 +43,8 @@ function rebuilds(original: string, out: string, expansions: Map<string, string>
   return norm(rebuilt) === norm(original);
 }
 
-let server: TestServer;
-let proKey: string;
-let otherKey: string;
-const expand = (body: unknown, key = proKey) => server.request('POST', '/v1/expand', { key, body });
-
-beforeAll(async () => {
-  server = await startTestServer({ rateLimits: { free: 1e9, pro: 1e9, team: 1e9, enterprise: 1e9 } });
-  proKey = await newKey(server, 'pro');
-  otherKey = await newKey(server, 'pro');
-});
-afterAll(async () => {
-  await server?.close();
-});
+const ctx = markerServer();
+const expand = ctx.expand;
 
 describe(`navigable markers over REST (${DB_KIND})`, () => {
   for (const [name, doc] of Object.entries(DOCS)) {
@@ -62,7 +52,7 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
       const text = doc();
       let seen = 0;
       for (const fidelity of LEVELS) {
-        const res = await server.request('POST', '/v1/compress', { key: proKey, body: { text, fidelity } });
+        const res = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity } });
         expect(res.status, res.text.slice(0, 200)).toBe(200);
         const out: string = res.json.compressed_text;
         const markers = markersOf(out);
@@ -97,7 +87,7 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
   }
 
   it('a single id answers the same text; ids may carry the marker\'s "#"', async () => {
-    const out = (await server.request('POST', '/v1/compress', { key: proKey, body: { text: sampleDocument(), fidelity: 'outline' } })).json.compressed_text;
+    const out = (await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text: sampleDocument(), fidelity: 'outline' } })).json.compressed_text;
     const [m] = markersOf(out);
     const one = await expand({ id: `#${m!.id}` });
     expect(one.status).toBe(200);
@@ -107,12 +97,12 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
 
   it('a semantic-cache hit answers the stored bytes, and their ids still expand', async () => {
     const body = { text: `${read('docs/architecture.md')}\n\nCache probe.`, fidelity: 'balanced' };
-    const first = await server.request('POST', '/v1/compress', { key: proKey, body });
-    const second = await server.request('POST', '/v1/compress', { key: proKey, body });
+    const first = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body });
+    const second = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body });
     expect(second.headers.get('x-semantic-cache')).toBe('hit');
     expect(second.text).toBe(first.text);
     // What the miss stored is swept by age only: a fresh sweep keeps it, and the hit's ids resolve.
-    await sweepMarkers(server.app.services.db);
+    await sweepMarkers(ctx.server.app.services.db);
     const markers = markersOf(second.json.compressed_text);
     expect(markers.length).toBeGreaterThan(0);
     const ex = await expand({ ids: markers.map((m) => m.id) });
@@ -121,14 +111,14 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
   });
 
   it("another caller's id is 404, an unknown one 404, a malformed one 422 with a detail", async () => {
-    const out = (await server.request('POST', '/v1/compress', { key: proKey, body: { text: sampleDocument(), fidelity: 'abstract' } })).json.compressed_text;
+    const out = (await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text: sampleDocument(), fidelity: 'abstract' } })).json.compressed_text;
     const id = markersOf(out)[0]!.id;
-    const stolen = await expand({ id }, otherKey);
+    const stolen = await expand({ id }, ctx.otherKey);
     expect(stolen.status).toBe(404);
     expect(stolen.json.detail).toContain(id);
     expect(stolen.text).not.toContain('Installation');
     // One foreign id among the caller's own fails the whole call.
-    expect((await expand({ ids: [id] }, otherKey)).status).toBe(404);
+    expect((await expand({ ids: [id] }, ctx.otherKey)).status).toBe(404);
     const [ref, n] = id.split('.');
     expect((await expand({ id: `${ref}.${Number(n) + 500}` })).status).toBe(404);
     expect((await expand({ id: '000000000001.0' })).status).toBe(404);
@@ -137,16 +127,16 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
       expect(res.status, JSON.stringify(body).slice(0, 80)).toBe(422);
       expect(res.json.detail, JSON.stringify(body).slice(0, 80)).toBeDefined();
     }
-    expect((await server.request('POST', '/v1/expand', { key: null, body: { id } })).status).toBe(401);
+    expect((await ctx.server.request('POST', '/v1/expand', { key: null, body: { id } })).status).toBe(401);
   });
 
   it('the retention and size sweep drops the oldest originals and their ids; compressing again restores them', async () => {
-    const key = await newKey(server, 'free');
-    const compress = async () => (await server.request('POST', '/v1/compress', { key, body: { text: read('node_modules/piscina/README.md'), fidelity: 'outline' } })).json.compressed_text;
+    const key = await newKey(ctx.server, 'free');
+    const compress = async () => (await ctx.server.request('POST', '/v1/compress', { key, body: { text: read('node_modules/piscina/README.md'), fidelity: 'outline' } })).json.compressed_text;
     const out = await compress();
     const id = markersOf(out)[0]!.id;
     expect((await expand({ id }, key)).status).toBe(200);
-    await sweepMarkers(server.app.services.db, 1); // a 1-byte cap: everything goes
+    await sweepMarkers(ctx.server.app.services.db, 1); // a 1-byte cap: everything goes
     expect((await expand({ id }, key)).status).toBe(404);
     // The writer skips layouts it stored recently; a sweep must make it forget them.
     expect(markersOf(await compress())[0]!.id).toBe(id);
@@ -159,8 +149,8 @@ describe(`navigable markers over MCP (${DB_KIND})`, () => {
   let client: Client;
   let other: Client;
   beforeAll(async () => {
-    client = await connectMcp(server.url, proKey);
-    other = await connectMcp(server.url, otherKey);
+    client = await connectMcp(ctx.server.url, ctx.proKey);
+    other = await connectMcp(ctx.server.url, ctx.otherKey);
   });
   afterAll(async () => {
     await client?.close();
