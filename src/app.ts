@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { AuthCache } from './auth/cache.js';
 import { memoryCache, redisCache } from './cache/semanticCache.js';
 import { memoryRateLimiter, redisRateLimiter } from './auth/rateLimit.js';
@@ -29,7 +30,8 @@ import { allRoutes } from './routes/index.js';
 import { startA2AProtocol } from './a2a/protocol/service.js';
 import type { Services } from './services.js';
 import { KeyActivity } from './domain/accounts/keyActivity.js';
-import { UsageWriter } from './domain/accounts/usage.js';
+import { GroupCommitUsageWriter, usageReadsSeeAcknowledged, type UsageWriter } from './domain/accounts/usage.js';
+import { JournaledUsageWriter } from './domain/accounts/usageJournal.js';
 import { openStore } from './store/index.js';
 import { guardDb } from './store/guard.js';
 
@@ -69,6 +71,14 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     opened.push(() => db.close());
     // Reached after the HTTP server's grace period: whatever still runs is stopped, not awaited.
     opened.push(() => pool.close({ force: true }));
+    const background = new BackgroundTasks(log);
+    // An on-disk embedded database gets the usage journal (calls answered on a file append, events
+    // written in batches); PostgreSQL and in-memory PGlite answer once the event has committed.
+    const usage: UsageWriter = config.databaseUrl || config.dataDir === 'memory://'
+      ? new GroupCommitUsageWriter(db, log, background)
+      : await JournaledUsageWriter.open(db, join(config.dataDir, 'usage-journal'), log);
+    opened.push(() => usage.close());
+    db = usageReadsSeeAcknowledged(db, usage);
     await warm;
     const cache = config.redisUrl ? await redisCache(config.redisUrl, log) : memoryCache();
     opened.push(() => cache.close());
@@ -88,7 +98,6 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       const s = pool.stats();
       return { gc_pool_threads: s.threads, gc_pool_queue_size: s.queue_size, gc_process_resident_memory_bytes: process.memoryUsage().rss };
     });
-    const background = new BackgroundTasks(log);
     opened.push(() => background.drain());
     const breakers: CircuitBreaker[] = [dbBreaker];
     // Provider clients, their breakers (added to `breakers`, shown in diagnostics) and the outbox sender.
@@ -108,7 +117,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const services: Services = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
-      usage: new UsageWriter(db, log, background),
+      usage,
       llm, runs, batchQueue,
       startedAt: Date.now(),
     };

@@ -3,7 +3,8 @@ import type { Queryable } from '../../store/db.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import type { Logger } from '../../lib/log.js';
 import { storableText } from '../../lib/text.js';
-import { DatabaseUnavailableError } from '../../store/db.js';
+import { DatabaseUnavailableError, type Db } from '../../store/db.js';
+import { randomUUID } from 'node:crypto';
 
 export type UsageMethod = 'REST' | 'MCP' | 'batch' | 'mcp_advisory';
 
@@ -34,11 +35,13 @@ export function inputPreview(text: string | null | undefined): string | null {
 }
 
 const COLUMNS =
-  'user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at';
+  'id, user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at';
 
+// Ids are made here, not by the database: an event replayed from the journal (usageJournal.ts) after a
+// crash between its INSERT and the journal's cleanup is then the same row, and `on conflict` skips it.
 function row(e: UsageEventInput): Record<string, unknown> {
   return {
-    user_id: e.principal.userId, key_id: e.principal.keyId, project_id: e.principal.projectId, environment: storable(e.principal.environment),
+    id: randomUUID(), user_id: e.principal.userId, key_id: e.principal.keyId, project_id: e.principal.projectId, environment: storable(e.principal.environment),
     method: e.method, tool_name: storable(e.toolName), client: storable(e.client), fidelity: storable(e.fidelity), model: storable(e.model),
     status: e.status, input_tokens: e.inputTokens, output_tokens: e.outputTokens, savings_percent: savingsPercent(e.inputTokens, e.outputTokens),
     latency_ms: Math.max(0, Math.round(e.latencyMs)), cache_hit: e.cacheHit ?? false, input_preview: inputPreview(e.inputText), created_at: e.at ?? new Date(),
@@ -49,18 +52,24 @@ function row(e: UsageEventInput): Record<string, unknown> {
 // the same for any batch size, and the embedded database binds one value instead of 17 per row
 // (about a quarter less CPU per row on PGlite).
 const INSERT = `insert into usage_events (${COLUMNS})
-  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::text::json)`;
+  select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::text::json)
+  on conflict (id) do nothing`;
+
+/** One event as the JSON text of its row: what the journal stores and a batch INSERT takes. */
+export function usageRowJson(e: UsageEventInput): string {
+  return JSON.stringify(row(e));
+}
 
 /** One INSERT for a batch of events; returns their ids in order. */
 export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [JSON.stringify(events.map(row))]);
+  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [`[${events.map(usageRowJson).join(',')}]`]);
   return rows.map((r) => r.id);
 }
 
-/** The same INSERT without reading ids back (the group commit needs none). */
-async function writeUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<void> {
-  await db.query(INSERT, [JSON.stringify(events.map(row))]);
+/** The same INSERT for rows already in JSON, without reading ids back. */
+async function writeUsageRows(db: Queryable, rows: readonly string[]): Promise<void> {
+  await db.query(INSERT, [`[${rows.join(',')}]`]);
 }
 
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
@@ -71,24 +80,49 @@ export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promi
 const MAX_BATCH = 500;
 
 /**
- * Writes a batch; when the batch INSERT fails as a whole (a row the database refuses), the rows go
- * one by one so one bad row never takes the others with it. A row still refused is logged and dropped.
+ * Writes a batch of rows (usageRowJson); when the batch INSERT fails as a whole (a row the database
+ * refuses), the rows go one by one so one bad row never takes the others with it. A row still refused
+ * is logged and dropped; an unavailable database rejects (DatabaseUnavailableError).
  */
-async function insertBatch(db: Queryable, batch: readonly UsageEventInput[], log: Pick<Logger, 'error'>): Promise<void> {
+export async function insertUsageRows(db: Queryable, batch: readonly string[], log: Pick<Logger, 'error'>): Promise<void> {
   try {
-    await writeUsageEvents(db, batch);
+    await writeUsageRows(db, batch);
   } catch (err) {
     if (err instanceof DatabaseUnavailableError || batch.length === 1) {
       log.error('usage event not written', { events: batch.length, error: err instanceof Error ? err.message : String(err) });
       if (err instanceof DatabaseUnavailableError) throw err;
       return;
     }
-    for (const e of batch) await insertBatch(db, [e], log);
+    for (const r of batch) await insertUsageRows(db, [r], log);
   }
 }
 
+/** Where a call's usage event goes; `record` resolves once the event survives the process being killed. */
+export interface UsageWriter {
+  record(event: UsageEventInput): Promise<void>;
+  /** True while some acknowledged event may not be visible to a read of usage_events yet. */
+  hasUncommitted(): boolean;
+  /** Resolves once every event recorded before the call is committed to the database. */
+  visible(): Promise<void>;
+  /** Writes what is waiting (shutdown, after the HTTP server drained). */
+  close(): Promise<void>;
+}
+
+/**
+ * Reads of usage_events (outside transactions) see every acknowledged call: a query that names the
+ * table first waits for the writer's uncommitted events. Needed only with the journal, which answers
+ * calls before their events reach the database.
+ */
+export function usageReadsSeeAcknowledged(db: Db, usage: UsageWriter): Db {
+  const query: Queryable['query'] = async (sql, params) => {
+    if (usage.hasUncommitted() && sql.includes('usage_events')) await usage.visible();
+    return db.query(sql, params);
+  };
+  return { ...db, query };
+}
+
 interface PendingEvent {
-  event: UsageEventInput;
+  row: string;
   done(err?: unknown): void;
 }
 
@@ -113,7 +147,7 @@ const MIN_BATCH_WHILE_BUSY = 8;
  * in flight are being written go together in the next one, so under load one INSERT carries many calls
  * and a call waits about one INSERT, not a fixed window.
  */
-export class UsageWriter {
+export class GroupCommitUsageWriter implements UsageWriter {
   private pending: PendingEvent[] = [];
   private inFlight = 0;
   private scheduled = false;
@@ -127,10 +161,20 @@ export class UsageWriter {
     this.maxInFlight = db.kind === 'postgres' ? POSTGRES_BATCHES_IN_FLIGHT : 1;
   }
 
+  /** Events are committed before record() resolves: nothing acknowledged is ever invisible. */
+  hasUncommitted(): boolean {
+    return false;
+  }
+
+  async visible(): Promise<void> {}
+
+  /** The background drain already waits for the batches in flight. */
+  async close(): Promise<void> {}
+
   record(event: UsageEventInput): Promise<void> {
-    const e = event.at ? event : { ...event, at: new Date() };
+    const e = usageRowJson(event.at ? event : { ...event, at: new Date() });
     return new Promise<void>((resolve, reject) => {
-      this.pending.push({ event: e, done: (err) => (err ? reject(err) : resolve()) });
+      this.pending.push({ row: e, done: (err) => (err ? reject(err) : resolve()) });
       if (this.scheduled || !this.canStart()) return;
       // Let the calls answered in this turn of the event loop join the batch. No longer wait: a call is
       // answered only after its event commits, so a gathering window (3 ms was tried) adds its length
@@ -166,7 +210,7 @@ export class UsageWriter {
 
   private async write(batch: PendingEvent[]): Promise<void> {
     try {
-      await insertBatch(this.db, batch.map((p) => p.event), this.log);
+      await insertUsageRows(this.db, batch.map((p) => p.row), this.log);
       for (const p of batch) p.done();
     } catch (err) {
       for (const p of batch) p.done(err);
