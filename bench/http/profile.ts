@@ -1,6 +1,8 @@
 // Where the service spends its event-loop time under load: starts it with --cpu-prof, drives one
 // target with autocannon, stops it and prints the self time summed per function (top 40).
 // Usage: node dist/bench/http/profile.js [liveness|hit|computed]
+// BENCH_PROFILE_THREAD=<thread id> reads that worker thread's profile instead (ids are listed; the
+// pool's threads are the busy ones under a computed load), over the same measured window.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,18 +42,29 @@ try {
   await stop(service.child);
   stopMs = performance.now() - stopping;
 }
-const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
-if (!file) throw new Error('no profile written');
-const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8')) as { nodes: Node[]; samples: number[]; timeDeltas: number[] };
+type Profile = { nodes: Node[]; samples: number[]; timeDeltas: number[]; startTime: number };
+// Files are CPU.<date>.<time>.<pid>.<thread id>.<seq>.cpuprofile; thread 0 is the event loop.
+const files = new Map(readdirSync(profDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => [Number(f.split('.')[4]), f]));
+const read = (tid: number) => JSON.parse(readFileSync(join(profDir, files.get(tid) ?? ''), 'utf8')) as Profile;
+const sampleTimes = (p: Profile) => {
+  const t: number[] = [];
+  p.timeDeltas.reduce((acc, d, i) => (t[i] = acc + d), p.startTime);
+  return t;
+};
+if (!files.has(0)) throw new Error('no profile written');
+// Only the measured run: the event loop's last SECONDS before shutdown began (startup and warm-up left
+// out). Profile times share one clock across threads, so a worker's profile is cut to the same window.
+const mainTimes = sampleTimes(read(0));
+const end = mainTimes[mainTimes.length - 1]! - stopMs * 1000;
+const start = end - SECONDS * 1e6;
+const thread = Number(process.env.BENCH_PROFILE_THREAD ?? 0);
+console.log(`thread ${thread} (profiles: threads ${[...files.keys()].sort((a, b) => a - b).join(', ')})`);
+const profile = read(thread);
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const name = (n: Node) => `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${n.callFrame.lineNumber + 1}`;
-// Only the measured run: the samples of its last SECONDS before shutdown began (startup and warm-up left out).
-const times: number[] = [];
-profile.timeDeltas.reduce((t, d, i) => (times[i] = t + d), 0);
-const end = times[times.length - 1]! - stopMs * 1000;
-const start = end - SECONDS * 1e6;
+const times = sampleTimes(profile);
 const self = new Map<string, number>();
 const byArea = new Map<string, number>();
 // Self time by where the code lives: a package, one of our files, node itself, wasm (PGlite), GC.
@@ -80,7 +93,7 @@ profile.samples.forEach((id, i) => {
   const seen = new Set<string>();
   for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
     const node = byId.get(at)!;
-    if (!/\/dist\/src\//.test(node.callFrame.url)) continue;
+    if (!/\/dist\/(src|workers)\//.test(node.callFrame.url)) continue;
     const k = name(node);
     if (!seen.has(k)) inclusive.set(k, (inclusive.get(k) ?? 0) + dt);
     seen.add(k);

@@ -48,6 +48,9 @@ export interface RunOptions {
   owner?: string;
 }
 
+/** How long a running task whose caller went away may still finish before its thread is terminated. */
+export const ABANDON_GRACE_MS = 250;
+
 /** A task waiting for a free thread. */
 interface Waiting {
   start(): void;
@@ -82,8 +85,9 @@ export class ComputePool {
   /**
    * Runs one task. Only src/domain/compute.ts calls this: the use-case layer is the one door to the pool.
    * Tasks go to Piscina only when a thread is free; until then they wait in a fair queue (round-robin
-   * by owner, bounded by maxQueue), so one key's burst cannot starve the others. Aborting a running
-   * task makes Piscina terminate its worker and start a fresh one.
+   * by owner, bounded by maxQueue), so one key's burst cannot starve the others. A running task whose
+   * caller aborts gets ABANDON_GRACE_MS to finish; past that (or past its deadline) Piscina terminates
+   * its worker and starts a fresh one.
    */
   async run<K extends TaskName>(name: K, input: TaskInput<K>, options: RunOptions = {}): Promise<TaskOutput<K>> {
     options.signal?.throwIfAborted();
@@ -153,15 +157,35 @@ export class ComputePool {
 
   private async dispatch<K extends TaskName>(name: K, input: TaskInput<K>, options: RunOptions): Promise<TaskOutput<K>> {
     const deadlineMs = options.deadlineMs ?? this.deadlineMs;
-    const deadline = AbortSignal.timeout(deadlineMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
+    const caller = options.signal;
+    caller?.throwIfAborted();
+    // Stopping a running task terminates its thread, and the fresh one loads every module and model
+    // again (hundreds of ms of CPU). A caller that goes away (a client disconnect, an MCP cancel) so
+    // lets the task run ABANDON_GRACE_MS more and drops its result; only a task still running then,
+    // or one past its deadline, costs its thread.
+    const stop = new AbortController();
+    let timedOut = false;
+    const deadline = setTimeout(() => {
+      timedOut = true;
+      stop.abort(new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`));
+    }, deadlineMs).unref();
+    let grace: NodeJS.Timeout | undefined;
+    const onCallerAbort = () => {
+      grace = setTimeout(() => stop.abort(caller!.reason), ABANDON_GRACE_MS).unref();
+    };
+    caller?.addEventListener('abort', onCallerAbort, { once: true });
     let outcome: TaskOutcome;
     try {
-      outcome = await this.piscina.run({ name, input }, { signal });
+      outcome = await this.piscina.run({ name, input }, { signal: stop.signal });
     } catch (err) {
-      if (deadline.aborted && !options.signal?.aborted) throw new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`);
-      throw err;
+      if (timedOut && !caller?.aborted) throw new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`);
+      throw caller?.aborted ? caller.reason : err;
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(grace);
+      caller?.removeEventListener('abort', onCallerAbort);
     }
+    caller?.throwIfAborted();
     if (!outcome.ok) throw new TaskError(outcome.error.name, outcome.error.message, outcome.error.code);
     return outcome.value as TaskOutput<K>;
   }

@@ -2,6 +2,7 @@
 // waiting work served fairly across keys.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTask } from '../../src/domain/compute.js';
+import { ABANDON_GRACE_MS } from '../../src/pool/pool.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { httpReplyOf } from '../../src/http/errors.js';
 import { toolErrorOf } from '../../src/mcp/call.js';
@@ -32,6 +33,29 @@ describe(`compute pool bounds (${DB_KIND})`, () => {
     const after = await runTask(services, 'ping', undefined, { deadlineMs: 60_000 });
     expect(after.thread).not.toBe(before.thread); // the stuck worker was terminated and replaced
     expect(await runTask(services, 'countTokens', { text: 'still serving' }, { deadlineMs: 60_000 })).toMatchObject({ tokens: 2 });
+  });
+
+  it('a caller that goes away: a task that ends within the grace keeps its thread; a longer one loses it after the grace', async () => {
+    const services = server.app.services;
+    const before = await runTask(services, 'ping', undefined);
+    const quick = new AbortController();
+    const short = runTask(services, 'ping', { holdMs: 80 }, { signal: quick.signal }).then(() => null, (e) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    quick.abort(new Error('client went away'));
+    // The caller sees its own reason, not a result, once the task has finished.
+    expect((await short)?.message).toBe('client went away');
+    expect((await runTask(services, 'ping', undefined)).thread).toBe(before.thread);
+    const slow = new AbortController();
+    const started = performance.now();
+    const long = runTask(services, 'ping', { holdMs: 350 }, { signal: slow.signal, deadlineMs: 10_000 }).then(() => null, (e) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    slow.abort(new Error('cancelled'));
+    expect((await long)?.message).toBe('cancelled');
+    const waited = performance.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(20 + ABANDON_GRACE_MS - 5);
+    expect(waited).toBeLessThan(350);
+    const after = await runTask(services, 'ping', undefined, { deadlineMs: 60_000 });
+    expect(after.thread).not.toBe(before.thread);
   });
 
   it('waiting work is served round-robin across keys: one key’s burst does not starve another', async () => {
