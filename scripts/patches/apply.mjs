@@ -11,31 +11,18 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** postgres.js 3.4.x: nextWrite() on a connection whose socket closed() has nulled throws from an
  *  Immediate or the 'data' handler, an uncaught TypeError that exits the process. Settle the
  *  connection's queries with CONNECTION_CLOSED instead (porsager/postgres#1208, PRs #1168/#1209). */
-const firstNextWriteFix =
-  '  function nextWrite(fn) {\n' +
-  '    if (!socket) { // patched by scripts/patches/apply.mjs (porsager/postgres#1208)\n' +
-  '      chunk = nextWriteTimer = null\n' +
-  "      error(Errors.connection('CONNECTION_CLOSED', options))\n" +
-  '      return false\n' +
-  '    }\n' +
-  '    const x = socket.write(chunk, fn)';
-
 const postgresNextWrite = {
   name: 'postgres: nextWrite on a closed socket',
   files: ['node_modules/postgres/src/connection.js', 'node_modules/postgres/cjs/src/connection.js'],
   before: '  function nextWrite(fn) {\n    const x = socket.write(chunk, fn)',
-  // A write scheduled for the next turn is cancelled too: after a reconnect it would write a null chunk.
   after:
     '  function nextWrite(fn) {\n' +
     '    if (!socket) { // patched by scripts/patches/apply.mjs (porsager/postgres#1208)\n' +
-    '      nextWriteTimer !== null && clearImmediate(nextWriteTimer)\n' +
     '      chunk = nextWriteTimer = null\n' +
     "      error(Errors.connection('CONNECTION_CLOSED', options))\n" +
     '      return false\n' +
     '    }\n' +
     '    const x = socket.write(chunk, fn)',
-  /** Earlier versions of `after`: an install patched by one of them is brought up to date. */
-  supersedes: [firstNextWriteFix],
 };
 
 const patches = [postgresNextWrite];
@@ -46,12 +33,6 @@ for (const patch of patches) {
     if (!existsSync(file)) continue;
     const text = readFileSync(file, 'utf8');
     if (text.includes(patch.after)) continue;
-    const older = (patch.supersedes ?? []).find((t) => text.includes(t));
-    if (older) {
-      writeFileSync(file, text.replace(older, patch.after));
-      console.log(`patches: ${patch.name}: updated in ${rel}`);
-      continue;
-    }
     if (!text.includes(patch.before)) {
       console.warn(`patches: ${patch.name}: ${rel} no longer has the unpatched code; check whether the release fixed it`);
       continue;

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,6 +47,7 @@ describe(`usage journal (${DB_KIND})`, () => {
     const [segment] = readdirSync(dir);
     expect(segment).toMatch(/^usage-\d{12}\.ndjson$/);
     expect(readdirSync(dir).length).toBe(1);
+    expect(statSync(join(dir, segment!)).mode & 0o777).toBe(0o600);
     expect(await count(db, 'journal-batch')).toBe(0);
     expect(writer.hasUncommitted()).toBe(true);
     await writer.visible();

@@ -6,14 +6,20 @@ import { createLogger } from '../../src/lib/log.js';
 import { loadLayouts, rememberMarkers } from '../../src/domain/compression/markerStore.js';
 import { markerRef, textHashOf } from '../../workers/text/markers.js';
 import { openStore, type Db } from '../../src/store/index.js';
+import { freshDatabase } from '../helpers/server.js';
 
 let db: Db;
 let failNext = false;
 let services: { db: Db; background: BackgroundTasks };
 let userId: string;
 
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+
 beforeAll(async () => {
-  db = await openStore({ databaseUrl: process.env.DATABASE_URL || null, dataDir: 'memory://', pgliteThread: false });
+  // A database of its own: migrating the server's admin database (DATABASE_URL) left 74 tables there
+  // for every later test that connects to it directly.
+  database = await freshDatabase();
+  db = await openStore({ databaseUrl: database.databaseUrl, dataDir: 'memory://', pgliteThread: false });
   // The database refuses one statement when asked to (a dropped connection, a failover).
   const query: Db['query'] = (sql, params) => {
     if (failNext) {
@@ -29,6 +35,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.query('delete from users where id = $1', [userId]).catch(() => undefined);
   await db?.close();
+  await database?.drop();
 });
 
 /** The queue flushes on the next turn of the event loop; then the background writes end. */

@@ -138,7 +138,8 @@ export class JournaledUsageWriter implements UsageWriter {
   }
 
   private append(text: string): void {
-    if (this.fd === null) this.fd = openSync(join(this.dir, segmentName(this.nextSegment++)), 'a');
+    // Owner-only: lines hold key ids and input previews, like the database's own files.
+    if (this.fd === null) this.fd = openSync(join(this.dir, segmentName(this.nextSegment++)), 'a', 0o600);
     const bytes = Buffer.from(text);
     let off = 0;
     while (off < bytes.length) off += writeSync(this.fd, bytes, off);
