@@ -60,16 +60,19 @@ export function usageRowJson(e: UsageEventInput): string {
   return JSON.stringify(row(e));
 }
 
+/** The INSERT's one parameter: rows already in JSON, as one JSON array. */
+const rowsParam = (rows: readonly string[]) => `[${rows.join(',')}]`;
+
 /** One INSERT for a batch of events; returns their ids in order. */
 export async function insertUsageEvents(db: Queryable, events: readonly UsageEventInput[]): Promise<string[]> {
   if (events.length === 0) return [];
-  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [`[${events.map(usageRowJson).join(',')}]`]);
+  const rows = await db.query<{ id: string }>(`${INSERT} returning id`, [rowsParam(events.map(usageRowJson))]);
   return rows.map((r) => r.id);
 }
 
 /** The same INSERT for rows already in JSON, without reading ids back. */
 async function writeUsageRows(db: Queryable, rows: readonly string[]): Promise<void> {
-  await db.query(INSERT, [`[${rows.join(',')}]`]);
+  await db.query(INSERT, [rowsParam(rows)]);
 }
 
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {

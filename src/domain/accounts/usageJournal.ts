@@ -184,9 +184,7 @@ export class JournaledUsageWriter implements UsageWriter {
   private async write(batch: { seq: number; row: string }[]): Promise<void> {
     let done = 0;
     try {
-      for (; done < batch.length; done += MAX_BATCH) {
-        await insertUsageRows(this.db, batch.slice(done, done + MAX_BATCH).map((e) => e.row), this.log);
-      }
+      await insertInChunks(this.db, batch.map((e) => e.row), this.log, (n) => (done = n));
     } catch (err) {
       // The database is unavailable: the rest goes first in the next batch, after a pause.
       this.unflushed.unshift(...batch.slice(done));
@@ -201,6 +199,14 @@ export class JournaledUsageWriter implements UsageWriter {
     this.committed = Math.max(this.committed, batch.at(-1)!.seq);
     this.waiters = this.waiters.filter((w) => (w.seq <= this.committed ? (w.resolve(), false) : true));
     while (this.sealed.length && this.sealed[0]!.lastSeq <= this.committed) removeSegment(this.sealed.shift()!.path, this.log);
+  }
+}
+
+/** Rows in INSERTs of at most MAX_BATCH; `committed` hears how many rows are in after each one. */
+async function insertInChunks(db: Queryable, rows: readonly string[], log: Pick<Logger, 'error'>, committed?: (n: number) => void): Promise<void> {
+  for (let i = 0; i < rows.length; i += MAX_BATCH) {
+    await insertUsageRows(db, rows.slice(i, i + MAX_BATCH), log);
+    committed?.(Math.min(rows.length, i + MAX_BATCH));
   }
 }
 
@@ -227,7 +233,7 @@ async function recover(db: Queryable, dir: string, segments: string[], log: Pick
         return false;
       }
     });
-    for (let i = 0; i < rows.length; i += MAX_BATCH) await insertUsageRows(db, rows.slice(i, i + MAX_BATCH), log);
+    await insertInChunks(db, rows, log);
     events += rows.length;
     removeSegment(path, log);
   }
