@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,28 @@ describe(`usage journal (${DB_KIND})`, () => {
     expect(await count(db, 'journal-window')).toBe(1);
     await writer.close();
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('appends and batches interleaved over many turns: every acknowledged event once in the database, each on disk until then', async () => {
+    const db = server.app.services.db;
+    const dir = journalDir();
+    const writer = await JournaledUsageWriter.open(db, dir, log);
+    const onDisk = () => readdirSync(dir).reduce((n, f) => n + readFileSync(join(dir, f), 'utf8').split('\n').filter(Boolean).length, 0);
+    let acknowledged = 0;
+    for (let turn = 0; turn < 60; turn++) {
+      // Bursts of different sizes in separate turns, some while a batch is being written.
+      const burst = Array.from({ length: 1 + (turn % 7) * 5 }, () => writer.record(event('journal-interleave')).then(() => acknowledged++));
+      if (turn % 9 === 4) void writer.visible();
+      await Promise.all(burst);
+      // What is acknowledged is in the database or still in a segment (a row can be in both for a moment).
+      expect(onDisk() + (await count(db, 'journal-interleave'))).toBeGreaterThanOrEqual(acknowledged);
+      await new Promise((r) => setImmediate(r));
+    }
+    await writer.visible();
+    expect(await count(db, 'journal-interleave')).toBe(acknowledged);
+    expect(readdirSync(dir)).toEqual([]);
+    await writer.close();
+    expect(await count(db, 'journal-interleave')).toBe(acknowledged);
   });
 
   it('a read of usage_events right after an acknowledged call sees it', async () => {
