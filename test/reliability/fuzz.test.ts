@@ -10,8 +10,8 @@ import { allRoutes } from '../../src/routes/index.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { objectFields } from '../helpers/zodFields.js';
 
-/** Seeded, so a failure names a case that can be replayed. */
-const SEED = 20261124;
+/** Seeded, so a failure names a case that can be replayed; FUZZ_SEED explores other cases locally. */
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
 const ROUTE_RUNS = 90; // × every route
 const TOOL_RUNS = 80; // × every tool
 const STACK = /\bat [\w.<>]+ \(|\.(?:ts|js):\d+:\d+|node:internal/;
