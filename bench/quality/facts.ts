@@ -2,8 +2,14 @@
 // span, or code-like identifier (dotted, snake_case, camelCase, PascalCase with an inner capital).
 const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[A-Za-z$]*_[\w$]+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z0-9]+[A-Z][\w$]*\b/g;
 
+/**
+ * Where links and images point (`](target)`, `[label]: target` definitions, HTML src/href) is left out:
+ * a badge's host name or an avatar's number is not a detail an agent acts on. Bare URLs in the text count.
+ */
+const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)|^\s{0,3}\[[^\]]+\]:\s*\S+.*$|\b(?:src|href)="[^"]*"/gm;
+
 export function factsOf(text: string): Set<string> {
-  return new Set(text.match(FACT) ?? []);
+  return new Set(text.replace(LINK_TARGET, ' ').match(FACT) ?? []);
 }
 
 /** Share of the input's distinct facts that appear verbatim in the output. */

@@ -11,7 +11,7 @@ import type { Unit } from './units.js';
 import { terms, Vocabulary } from './terms.js';
 import { similarityGraph } from './graph.js';
 import type { SimilarityGraph } from './graph.js';
-import { plainScores, type ScoreParts } from './score.js';
+import { leadUnit, plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
@@ -90,6 +90,9 @@ const MMR_LAMBDA = 0.3;
  */
 const DETAIL_WEIGHT = 10;
 const DETAIL_EXPONENT = 0.9;
+/** Plain mode: priority added to the document's lead sentence (score.ts leadUnit) when it costs at most LEAD_SHARE of the budget. */
+const LEAD_BONUS = 5;
+const LEAD_SHARE = 0.15;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
@@ -215,7 +218,11 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     });
   }
   // Plain mode only: in query mode the fused rank already decides, and short generic units must not outrank the match.
-  if (!query) priority = lengthAdjusted(priority, a.tokens);
+  if (!query) {
+    priority = lengthAdjusted(priority, a.tokens);
+    const lead = leadUnit(text, a.blocks, a.units);
+    if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
+  }
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);
   const select = (b: number) =>

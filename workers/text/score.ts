@@ -12,6 +12,37 @@ export const IDENT = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\.\w+(?:\.\w+)
 // Markdown links to anchors/URLs (tables of contents, badges) carry little information.
 const LINK_ONLY = /\[[^\]]*\]\([^)]*\)/g;
 const PROPER = /\s\p{Lu}[\p{L}\d]+/gu;
+// An image or link (inline, by reference, or a bare [label]) with nothing bracketed inside, or an HTML tag.
+const LINK_OR_TAG = /!?\[[^[\]]*\](?:\([^)]*\)|\[[^[\]]*\])?|<[^>]*>/g;
+
+/** True for a unit with no words outside images, links and tags (badge rows, logo lines). */
+export function linksOnly(s: string): boolean {
+  if (!s.includes('[') && !s.includes('<')) return false;
+  // Innermost first: a badge is an image inside a link.
+  for (let i = 0, prev = ''; i < 3 && s !== prev; i++) [prev, s] = [s, s.replace(LINK_OR_TAG, ' ')];
+  return !/\p{L}/u.test(s);
+}
+
+/**
+ * The document's lead: its first prose sentence with words of its own (badges and logos skipped), when
+ * it comes before the second heading, i.e. under the title or before any heading. A README's or a
+ * reference page's first sentence says what the thing is; without a bonus the detail-seeking selection
+ * passes it over for any unit that holds a name or number. -1 when there is none, or when prose in an
+ * HTML block comes first (the description is there).
+ */
+export function leadUnit(text: string, blocks: Block[], units: Unit[]): number {
+  let headings = 0;
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]!;
+    if (u.kind === 'heading' && ++headings > 1) return -1;
+    const s = text.slice(u.start, u.end);
+    // Prose inside HTML (`<p align=center>` descriptions) is one unit the engine keeps or drops whole.
+    if (u.kind === 'html' && wordCount(s.replace(/<[^>]*>/g, ' ').trim()) >= 4) return -1;
+    if (u.kind !== 'sentence' || blocks[u.block]!.kind !== 'paragraph') continue;
+    if (!linksOnly(s) && wordCount(s.trim()) >= 4) return i;
+  }
+  return -1;
+}
 
 /** Matches of a global pattern that never matches empty: the count String#match would give, without its array. */
 function countMatches(s: string, re: RegExp): number {
@@ -93,7 +124,7 @@ export function plainScores(text: string, blocks: Block[], units: Unit[], graph:
     const section = blk.headings.length ? blk.headings[blk.headings.length - 1]! : -1;
     // The first prose block after a heading carries the section's lead sentence.
     let sectionLead = false;
-    if (u.kind === 'sentence' && section !== lastSectionBlock) {
+    if (u.kind === 'sentence' && section !== lastSectionBlock && !linksOnly(text.slice(u.start, u.end))) {
       sectionLead = true;
       lastSectionBlock = section;
     }

@@ -1,0 +1,69 @@
+// What a README's plain compression keeps: the sentence that says what the thing is, not badge rows or
+// contributor avatars whose link targets are full of host names and numbers (issue 23's detail
+// selection counted those as details).
+import { describe, expect, it } from 'vitest';
+import { compressText } from '../../workers/text/index.js';
+import { unitDetails } from '../../workers/text/details.js';
+import { leadUnit, linksOnly } from '../../workers/text/score.js';
+import { parseBlocks } from '../../workers/shared/markdown.js';
+import { buildUnits } from '../../workers/text/units.js';
+
+const avatars = Array.from(
+  { length: 12 },
+  (_, i) => `[![Person ${i}](https://avatars3.githubusercontent.com/u/${118266 + i * 7919}?v=3&s=50)](https://github.com/person${i})`,
+).join('\n');
+
+const option = (name: string, i: number) =>
+  `##### ${name}\n\nWhen set, the renderer treats the widget's \`${name}\` field as the source of its layout, ` +
+  `so a caller that passes a plain object gets the same frames on every run of the same description ${i}.`;
+
+/** A README shaped like many on npm: title, badges, a one-line description, install, API, contributors. */
+const README = [
+  '# widget',
+  '[![NPM Version][npm-image]][npm-url] [![Build Status][ci-image]][ci-url]\n[![Coverage][cov-image]][cov-url]',
+  'Draw terminal widgets from a plain description in a single call, with no setup of your own.',
+  '## Install',
+  '```sh\n$ npm install widget\n```',
+  '## API',
+  '### render(spec, options)',
+  'Renders `spec` and returns the frame as a string. The options below change how the frame is laid out.',
+  ...['width', 'height', 'border', 'padding', 'margin', 'align', 'wrap', 'colour'].map(option),
+  '## Contributors',
+  avatars,
+  '[npm-image]: https://img.shields.io/npm/v/widget.svg\n[npm-url]: https://npmjs.org/package/widget\n[ci-image]: https://badgen.net/github/checks/widget/main\n[ci-url]: https://github.com/widget/widget/actions\n[cov-image]: https://badgen.net/coveralls/c/github/widget/main\n[cov-url]: https://coveralls.io/r/widget',
+].join('\n\n');
+
+describe('README noise in plain mode', () => {
+  it('link and image targets hold no details; the link text and bare prose do', () => {
+    const text = 'See [the `render` docs](https://example.com/v2.1/render.html) for width_px.\n\n[ref]: https://x.org/a_b/1234';
+    const units = buildUnits(text, parseBlocks(text));
+    const [first, definition] = unitDetails(text, units);
+    expect(first).toHaveLength(2); // `render` and width_px; not example.com, v2.1 or render.html
+    expect(definition ?? []).toHaveLength(0);
+  });
+
+  it('a badge row is links only; a sentence with a link is not', () => {
+    expect(linksOnly('[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]')).toBe(true);
+    expect(linksOnly('<img src="logo.png"> [![x](https://b.io/x.svg)](https://b.io)')).toBe(true);
+    expect(linksOnly('Built on [PGlite](https://pglite.dev).')).toBe(false);
+  });
+
+  it('the lead is the first sentence with words of its own under the title, skipping badges', () => {
+    const units = buildUnits(README, parseBlocks(README));
+    const lead = leadUnit(README, parseBlocks(README), units);
+    expect(README.slice(units[lead]!.start, units[lead]!.end)).toMatch(/^Draw terminal widgets/);
+    const html = '<p align="center">Chai is an assertion library for node and the browser.</p>\n\nFor more, see the docs here.';
+    expect(leadUnit(html, parseBlocks(html), buildUnits(html, parseBlocks(html)))).toBe(-1);
+    const late = '# a\n\n## b\n\nFirst words of a later section.';
+    expect(leadUnit(late, parseBlocks(late), buildUnits(late, parseBlocks(late)))).toBe(-1);
+  });
+
+  it('balanced keeps the description and leaves the avatars out', async () => {
+    for (const fidelity of ['balanced', 'detailed'] as const) {
+      const r = await compressText({ text: README, fidelity, markerIds: true });
+      expect(r.savings_percent, fidelity).toBeGreaterThan(fidelity === 'detailed' ? 30 : 60);
+      expect(r.compressed_text, fidelity).toContain('Draw terminal widgets from a plain description');
+      expect(r.compressed_text, fidelity).not.toContain('avatars3.githubusercontent.com');
+    }
+  });
+});
