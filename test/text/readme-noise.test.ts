@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { compressText } from '../../workers/text/index.js';
 import { unitDetails } from '../../workers/text/details.js';
+import { headingName } from '../../workers/text/markers.js';
 import { leadUnit, linksOnly } from '../../workers/text/score.js';
 import { parseBlocks } from '../../workers/shared/markdown.js';
 import { buildUnits } from '../../workers/text/units.js';
@@ -65,5 +66,11 @@ describe('README noise in plain mode', () => {
       expect(r.compressed_text, fidelity).toContain('Draw terminal widgets from a plain description');
       expect(r.compressed_text, fidelity).not.toContain('avatars3.githubusercontent.com');
     }
+  });
+
+  it('marker names show a signature heading as name() and never a comma of their own', () => {
+    expect(headingName('### onFinished(res, listener)')).toBe('onFinished()');
+    expect(headingName('## Tips, tricks and [links](x)')).toBe('Tips tricks and links');
+    expect(headingName('## a: b # c')).toBe('a b c');
   });
 });

@@ -15,10 +15,22 @@ export const MARKER_ID = new RegExp(`^#?(\\d{${REF_DIGITS}})\\.(\\d{1,6})$`);
 export const MAX_NAMES = 2;
 const MAX_NAME_CHARS = 28;
 
-/** The readable name of a heading unit's raw text: markup, setext underline, and the characters markers are parsed by ([ ] ( ) : #) removed. */
+/**
+ * The readable name of a heading unit's raw text: markup, link targets and setext underline removed, argument lists
+ * shortened to `()` (`onFinished(res, listener)` -> `onFinished()`), and the characters markers are
+ * parsed by (`[ ] : #`), other parentheses and commas (which separate a marker's names) removed.
+ */
 export function headingName(raw: string): string {
   const line = raw.split('\n').map((l) => l.trim()).find((l) => l !== '' && !/^([=\-*_~^"#+])\1*$/.test(l)) ?? '';
-  const name = line.replace(/^#{1,6}\s*/, '').replace(/\s+#+$/, '').replace(/[[\]():#]/g, ' ').replace(/\s+/g, ' ').trim();
+  const name = line
+    .replace(/^#{1,6}\s*/, '')
+    .replace(/\s+#+$/, '')
+    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .replace(/\([^()]*\)/g, '\0')
+    .replace(/[[\]():#,]/g, ' ')
+    .replaceAll('\0', '()')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (name.length <= MAX_NAME_CHARS) return name;
   const cut = name.slice(0, MAX_NAME_CHARS - 1);
   const space = cut.lastIndexOf(' ');
