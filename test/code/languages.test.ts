@@ -34,7 +34,7 @@ const CASES: Case[] = [
   {
     file: 'sample.js',
     language: 'javascript',
-    kept: ['function add(a, b)', ' * Add two numbers.', 'class Counter {', '/** Increment. */', 'inc()'],
+    kept: ['function add(a, b)', ' * Add two numbers.', 'class Counter {', '/** Increment. */', 'inc()', 'module.exports = { add, twice, Counter };'],
     elided: ['return a + b;', 'this.count = add(this.count, 1);'],
     top: 'add',
   },

@@ -42,6 +42,19 @@ const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'p
 
 const NAME_TYPES = new Set(['identifier', 'field_identifier', 'type_identifier', 'property_identifier', 'destructor_name', 'operator_name', 'qualified_identifier', 'namespace_identifier', 'private_property_identifier', 'constant', 'template_function', 'scoped_identifier', 'primitive_type']);
 
+/** `module.exports`, `module.exports.name`, `exports.name`: the name, or null for the module itself. */
+const COMMONJS_TARGET = /^(?:module\.exports|exports)(?:\.([A-Za-z_$][\w$]*))?$/;
+/** Values an export list's pairs name (`twice: twice`, `parse: qs.parse`). */
+const EXPORTED_REFERENCE = new Set(['identifier', 'member_expression']);
+
+/** The assignment of a CommonJS export statement (`module.exports.x = …`), else null. */
+function commonJsExport(node: SyntaxNode): { assignment: SyntaxNode; name: string | null } | null {
+  const assignment = node.firstNamedChild;
+  if (assignment?.type !== 'assignment_expression') return null;
+  const m = COMMONJS_TARGET.exec(assignment.childForFieldName('left')?.text ?? '');
+  return m ? { assignment, name: m[1] ?? null } : null;
+}
+
 export function extract(spec: LangSpec, tree: Tree, source: string, path: string): Extraction {
   const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
   const compact = spec.compact;
@@ -64,6 +77,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
   const ellipsis = py ? '...' : '…';
   // A JS/TS file without ES exports is a script or CommonJS module: its top level is its API.
   const scriptFile = spec.exported === 'export' && !tree.rootNode.namedChildren.some((c) => c.type === 'export_statement');
+  const cjs = spec.exported === 'export';
 
   const drop = (into: Edit[], node: SyntaxNode): void => {
     const [s, e] = lineSpan(source, node.startIndex, node.endIndex);
@@ -281,6 +295,32 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     return unit;
   };
 
+  /**
+   * `module.exports = …`, `module.exports.name = …`, `exports.name = …`: a CommonJS module's public
+   * surface, kept like a declaration. A function value is a unit named by what it exports (its body
+   * elided); an object of names (`{ add, twice: twice }`) is the export list, kept whole; any other
+   * value spanning lines is elided like a declaration's.
+   */
+  const visitCommonJsExport = (node: SyntaxNode, target: { assignment: SyntaxNode; name: string | null }, ctx: Ctx): number => {
+    const value = target.assignment.childForFieldName('right');
+    if (!value) return -1;
+    if (functionValues.has(value.type)) {
+      const body = value.childForFieldName('body');
+      const name = target.name ?? value.childForFieldName('name')?.text ?? 'module.exports';
+      const unit = addUnit(value, 'function', ctx, body, { name, container: null }, node);
+      if (unit >= 0 && body) elideBody(unit, body);
+      return unit;
+    }
+    if (value.type in containers) return visitContainer(value, ctx);
+    const exportList =
+      value.type === 'object' &&
+      value.namedChildren.every((p) => p.type === 'comment' || p.type === 'shorthand_property_identifier' || (p.type === 'pair' && EXPORTED_REFERENCE.has(p.childForFieldName('value')?.type ?? '')));
+    if (!exportList && value.startPosition.row !== value.endPosition.row) {
+      out.values.push(navigable({ start: value.startIndex, end: value.endIndex, text: '…' }, value.startIndex, value.endIndex));
+    }
+    return -1;
+  };
+
   /** Python `if`/`try` at statement level: keep the branches that define things, drop the rest. */
   const visitConditional = (node: SyntaxNode, ctx: Ctx, into: Edit[]): number => {
     let kept = 0;
@@ -364,6 +404,13 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       if (kept === 0) drop(into, node);
       return kept;
     }
+    if (cjs && type === 'expression_statement') {
+      const target = commonJsExport(node);
+      if (target) {
+        ref.unit = visitCommonJsExport(node, target, ctx);
+        return 1;
+      }
+    }
     if (keep.has(type)) {
       if (py && type === 'expression_statement') {
         const first = node.firstNamedChild;
@@ -423,12 +470,14 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         run = [];
         runStart = -1;
       }
-      // Comments directly above (no blank line) a kept statement are its documentation.
+      // Comments directly above (no blank line) a kept statement are its documentation, and so is a
+      // `/** … */` block one blank line above it (the style of many npm modules: jshttp, express).
       let row = child.startPosition.row;
       const attached: SyntaxNode[] = [];
       for (let i = pending.length - 1; i >= 0; i--) {
         const c = pending[i]!;
-        if (k > 0 && c.endPosition.row >= row - 1) {
+        const gap = attached.length === 0 && i === pending.length - 1 && c.text.startsWith('/**') ? 2 : 1;
+        if (k > 0 && c.endPosition.row >= row - gap) {
           attached.unshift(c);
           row = c.startPosition.row;
         } else drop(into, c);

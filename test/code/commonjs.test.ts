@@ -1,0 +1,40 @@
+// CommonJS modules (much of npm): `module.exports` / `exports.x` assignments are the public surface and
+// stay in the skeleton, and a `/** … */` doc one blank line above a function is its doc (jshttp and
+// express style). Before, outline and balanced dropped every export line and every such doc.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compressCode } from './helpers.js';
+
+const CODE = readFileSync(resolve(process.cwd(), 'test/code/fixtures/commonjs.js'), 'utf8');
+const skeleton = (fidelity: 'outline' | 'balanced' | 'detailed') => compressCode({ code: CODE, filename: 'header-tools.js', fidelity }).skeleton;
+
+describe('CommonJS skeletons', () => {
+  it('keep the export statements at outline and above', () => {
+    for (const fidelity of ['outline', 'balanced', 'detailed'] as const) {
+      const out = skeleton(fidelity);
+      expect(out, fidelity).toContain('module.exports = parseHeader\n');
+      expect(out, fidelity).toContain('module.exports.format = format\n');
+      // An object of names is the export list: kept whole.
+      expect(out, fidelity).toContain('module.exports.helpers = { unquote, tokenize: exports.tokenize }');
+    }
+  });
+
+  it('an exported function is a unit with its signature kept and its body elided; other multi-line values are elided', () => {
+    const r = compressCode({ code: CODE, filename: 'header-tools.js', fidelity: 'outline' });
+    expect(r.skeleton).toContain('exports.tokenize = function tokenize (text, options) { … }');
+    expect(r.skeleton).not.toContain('tokens.push(');
+    expect(r.skeleton).toContain('exports.defaults = …');
+    expect(r.skeleton).not.toContain('limits: { params: 64');
+    expect(r.importance.map((u) => u.name)).toEqual(expect.arrayContaining(['tokenize', 'parseHeader', 'format', 'unquote']));
+  });
+
+  it('a /** doc one blank line above a function is its doc at balanced, cut to its first lines; a plain comment is not', () => {
+    const out = skeleton('balanced');
+    expect(out).toContain('Parse a header value into its type and parameters.');
+    expect(out).toContain('Format an object back into a header value.');
+    expect(out).not.toContain('A plain comment a blank line above');
+    expect(out).not.toContain('MIT Licensed');
+    expect(skeleton('outline')).not.toContain('Parse a header value');
+  });
+});
