@@ -53,8 +53,10 @@ describe('README noise in plain mode', () => {
     const units = buildUnits(README, parseBlocks(README));
     const lead = leadUnit(README, parseBlocks(README), units);
     expect(README.slice(units[lead]!.start, units[lead]!.end)).toMatch(/^Draw terminal widgets/);
-    const html = '<p align="center">Chai is an assertion library for node and the browser.</p>\n\nFor more, see the docs here.';
-    expect(leadUnit(html, parseBlocks(html), buildUnits(html, parseBlocks(html)))).toBe(-1);
+    const html = '<h1>chai</h1>\n\n<p align="center">\n  Chai is an assertion library for node and the browser.\n</p>\n\nFor more, see the docs here.';
+    const htmlUnits = buildUnits(html, parseBlocks(html));
+    const htmlLead = leadUnit(html, parseBlocks(html), htmlUnits);
+    expect(html.slice(htmlUnits[htmlLead]!.start, htmlUnits[htmlLead]!.end)).toContain('Chai is an assertion library');
     const late = '# a\n\n## b\n\nFirst words of a later section.';
     expect(leadUnit(late, parseBlocks(late), buildUnits(late, parseBlocks(late)))).toBe(-1);
   });
@@ -72,5 +74,6 @@ describe('README noise in plain mode', () => {
     expect(headingName('### onFinished(res, listener)')).toBe('onFinished()');
     expect(headingName('## Tips, tricks and [links](x)')).toBe('Tips tricks and links');
     expect(headingName('## a: b # c')).toBe('a b c');
+    expect(headingName('##### PowerShell (VS Code default)')).toBe('PowerShell VS Code default');
   });
 });

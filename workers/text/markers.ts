@@ -17,7 +17,8 @@ const MAX_NAME_CHARS = 28;
 
 /**
  * The readable name of a heading unit's raw text: markup, link targets and setext underline removed, argument lists
- * shortened to `()` (`onFinished(res, listener)` -> `onFinished()`), and the characters markers are
+ * shortened to `()` (`onFinished(res, listener)` -> `onFinished()`; a parenthesis after a space is
+ * prose and keeps its words), and the characters markers are
  * parsed by (`[ ] : #`), other parentheses and commas (which separate a marker's names) removed.
  */
 export function headingName(raw: string): string {
@@ -26,7 +27,7 @@ export function headingName(raw: string): string {
     .replace(/^#{1,6}\s*/, '')
     .replace(/\s+#+$/, '')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\([^()]*\)/g, '\0')
+    .replace(/(?<=[\w$])\([^()]*\)/g, '\0')
     .replace(/[[\]():#,]/g, ' ')
     .replaceAll('\0', '()')
     .replace(/\s+/g, ' ')

@@ -27,8 +27,8 @@ export function linksOnly(s: string): boolean {
  * The document's lead: its first prose sentence with words of its own (badges and logos skipped), when
  * it comes before the second heading, i.e. under the title or before any heading. A README's or a
  * reference page's first sentence says what the thing is; without a bonus the detail-seeking selection
- * passes it over for any unit that holds a name or number. -1 when there is none, or when prose in an
- * HTML block comes first (the description is there).
+ * passes it over for any unit that holds a name or number. An HTML block with prose of its own counts
+ * (many READMEs open with a centred `<p>`). -1 when there is none.
  */
 export function leadUnit(text: string, blocks: Block[], units: Unit[]): number {
   let headings = 0;
@@ -36,8 +36,8 @@ export function leadUnit(text: string, blocks: Block[], units: Unit[]): number {
     const u = units[i]!;
     if (u.kind === 'heading' && ++headings > 1) return -1;
     const s = text.slice(u.start, u.end);
-    // Prose inside HTML (`<p align=center>` descriptions) is one unit the engine keeps or drops whole.
-    if (u.kind === 'html' && wordCount(s.replace(/<[^>]*>/g, ' ').trim()) >= 4) return -1;
+    // Prose inside HTML (a `<p align=center>` description) is one unit, kept or dropped whole.
+    if (u.kind === 'html' && wordCount(s.replace(/<[^>]*>/g, ' ').trim()) >= 4) return i;
     if (u.kind !== 'sentence' || blocks[u.block]!.kind !== 'paragraph') continue;
     if (!linksOnly(s) && wordCount(s.trim()) >= 4) return i;
   }
