@@ -296,17 +296,16 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
   };
 
   /**
-   * `module.exports = …`, `module.exports.name = …`, `exports.name = …`: a CommonJS module's public
-   * surface, kept like a declaration. A function value is a unit named by what it exports (its body
-   * elided); an object of names (`{ add, twice: twice }`) is the export list, kept whole; any other
-   * value spanning lines is elided like a declaration's.
+   * An exported value: `module.exports = …`, `module.exports.name = …`, `exports.name = …` (a CommonJS
+   * module's public surface) or `export default …`, kept like a declaration. A function value is a
+   * unit named by what it exports (its body elided); an object of names (`{ add, twice: twice }`) is
+   * the export list, kept whole; any other value spanning lines is elided like a declaration's.
    */
-  const visitCommonJsExport = (node: SyntaxNode, target: { assignment: SyntaxNode; name: string | null }, ctx: Ctx): number => {
-    const value = target.assignment.childForFieldName('right');
+  const visitExportedValue = (node: SyntaxNode, value: SyntaxNode | null, exportName: string, ctx: Ctx): number => {
     if (!value) return -1;
     if (functionValues.has(value.type)) {
       const body = value.childForFieldName('body');
-      const name = target.name ?? value.childForFieldName('name')?.text ?? 'module.exports';
+      const name = value.childForFieldName('name')?.text ?? exportName;
       const unit = addUnit(value, 'function', ctx, body, { name, container: null }, node);
       if (unit >= 0 && body) elideBody(unit, body);
       return unit;
@@ -374,6 +373,13 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       into.push(...local);
       return Math.max(kept, 1);
     }
+    // ES export lists, re-exports and default values (`export { a, b as c }`, `export * from './y.js'`,
+    // `export default add`): the module's surface, kept; a re-export is also a dependency, like an import.
+    if (type === 'export_statement' && !node.childForFieldName('declaration')) {
+      if (node.childForFieldName('source')) out.imports.push(...importInfo(spec.id, node));
+      else ref.unit = visitExportedValue(node, node.childForFieldName('value'), 'default', ctx);
+      return 1;
+    }
     if (wrappers.has(type)) {
       const inner: Ctx = type === 'export_statement' || type === 'ambient_declaration' ? { ...ctx, exported: true } : ctx;
       let kept = 0;
@@ -407,7 +413,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     if (cjs && type === 'expression_statement') {
       const target = commonJsExport(node);
       if (target) {
-        ref.unit = visitCommonJsExport(node, target, ctx);
+        ref.unit = visitExportedValue(node, target.assignment.childForFieldName('right'), target.name ?? 'module.exports', ctx);
         return 1;
       }
     }
@@ -666,7 +672,7 @@ function importInfo(language: string, node: SyntaxNode): ImportInfo[] {
   QUOTED.lastIndex = 0;
   for (let m = QUOTED.exec(text); m; m = QUOTED.exec(text)) modules.push(m[1]!);
   const names: string[] = [];
-  const clause = /import\s+([\s\S]*?)\s+from\s/.exec(text);
+  const clause = /(?:import|export)\s+([\s\S]*?)\s+from\s/.exec(text);
   if (clause) for (const m of clause[1]!.matchAll(/[A-Za-z_$][\w$]*/g)) if (m[0] !== 'as' && m[0] !== 'type') names.push(m[0]);
   if (modules.length === 0) return [{ module: text.trim(), names, line, text }];
   // Go import blocks list several paths; JS has one source with named bindings.

@@ -1,6 +1,7 @@
-// CommonJS modules (much of npm): `module.exports` / `exports.x` assignments are the public surface and
-// stay in the skeleton, and a `/** … */` doc one blank line above a function is its doc (jshttp and
-// express style). Before, outline and balanced dropped every export line and every such doc.
+// A module's exports stay in its skeleton: CommonJS `module.exports` / `exports.x` assignments (much of
+// npm) and ES export lists, re-exports and default values; and a `/** … */` doc one blank line above a
+// function is its doc (jshttp and express style). Before, outline and balanced dropped every export
+// line that was not a declaration (a barrel file came back empty) and every such doc.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -36,5 +37,41 @@ describe('CommonJS skeletons', () => {
     expect(out).not.toContain('A plain comment a blank line above');
     expect(out).not.toContain('MIT Licensed');
     expect(skeleton('outline')).not.toContain('Parse a header value');
+  });
+});
+
+const ESM = `import { x } from './x.js';
+
+function add(a: number, b: number): number {
+  return (a + b) * x;
+}
+
+export { add, add as plus };
+export * from './y.js';
+export type { T } from './t.js';
+export default async (req: Request): Promise<Response> => {
+  const body = await req.json();
+  return Response.json(body);
+};
+`;
+
+describe('ES module skeletons', () => {
+  it('keep export lists, re-exports and the default export; a default function is a unit with its body elided', () => {
+    const r = compressCode({ code: ESM, filename: 'index.ts', fidelity: 'outline' });
+    for (const line of ['export { add, add as plus };', "export * from './y.js';", "export type { T } from './t.js';", 'export default async (req: Request): Promise<Response> => { … };']) {
+      expect(r.skeleton).toContain(line);
+    }
+    expect(r.skeleton).not.toContain('req.json()');
+    expect(r.importance.map((u) => u.name)).toContain('default');
+  });
+
+  it('a re-export is a dependency of the file, like an import', () => {
+    const r = compressCode({ code: ESM, filename: 'index.ts', fidelity: 'outline' });
+    expect(r.imports.map((i) => i.module)).toEqual(['./x.js', './y.js', './t.js']);
+  });
+
+  it('a barrel file of re-exports keeps all of them', () => {
+    const barrel = "export * from './a.js';\nexport { b, c } from './b.js';\nexport * as d from './d.js';\n";
+    expect(compressCode({ code: barrel, filename: 'index.ts', fidelity: 'balanced' }).skeleton.trim()).toBe(barrel.trim());
   });
 });
