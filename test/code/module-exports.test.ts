@@ -75,3 +75,12 @@ describe('ES module skeletons', () => {
     expect(compressCode({ code: barrel, filename: 'index.ts', fidelity: 'balanced' }).skeleton.trim()).toBe(barrel.trim());
   });
 });
+
+describe('Python skeletons', () => {
+  it("keep __all__ whole: it is the module's export list", () => {
+    const code = "'''Tools.'''\n__all__ = [\n    'dump',\n    'load',\n]\nLIMITS = {\n    'depth': 10,\n    'width': 80,\n}\n\ndef dump(obj):\n    return repr(obj)\n\ndef load(s):\n    return eval(s)\n";
+    const out = compressCode({ code, filename: 'tools.py', fidelity: 'outline' }).skeleton;
+    expect(out).toContain("__all__ = [\n    'dump',\n    'load',\n]");
+    expect(out).toContain('LIMITS = ...'); // any other multi-line value is still elided
+  });
+});

@@ -286,7 +286,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
           // The macro body starts after a `\` continuation, so judge by the whole definition's rows.
           const head = holder.childForFieldName('parameters') ?? holder.childForFieldName('name');
           if (head && holder.startPosition.row !== value.endPosition.row) out.values.push(navigable({ start: head.endIndex, end: value.endIndex, text: ' …' }, head.endIndex, value.endIndex));
-        } else if (value.startPosition.row !== value.endPosition.row) {
+        } else if (value.startPosition.row !== value.endPosition.row && !(py && holder.childForFieldName('left')?.text === '__all__')) {
+          // Python's `__all__` is the module's export list: kept whole, like `module.exports = { … }`.
           out.values.push(navigable({ start: value.startIndex, end: value.endIndex, text: py ? '...' : '…' }, value.startIndex, value.endIndex));
         }
       }
