@@ -26,6 +26,8 @@ const DOCS: Record<string, () => string> = {
   postgres: () => read('node_modules/postgres/README.md'),
   piscina: () => read('node_modules/piscina/README.md'),
   architecture: () => read('docs/architecture.md'),
+  // A title with its badges on the same line: the badges are a unit of their own.
+  'css-select': () => read('node_modules/css-select/README.md'),
 };
 
 interface Marker { raw: string; names: string | undefined; tokens: number; id: string }
@@ -35,11 +37,13 @@ function markersOf(out: string): Marker[] {
 
 /**
  * The output with each marker replaced by its expansion must give back the original, compared
- * without whitespace, list bullets and fence lines (the renderer re-adds those around kept text).
+ * without whitespace, list bullets, fence lines and thematic breaks (the renderer re-adds the first
+ * three around kept text).
  */
 function rebuilds(original: string, out: string, expansions: Map<string, string>): boolean {
   const rebuilt = out.replace(ID_MARKER, (_m, _n, _t, id: string) => expansions.get(id)!);
-  const norm = (s: string) => s.replace(/^\s*(?:[-*+•]|\d{1,3}[.)]|>)\s+/gm, '').replace(/^\s*(`{3,}|~{3,}).*$/gm, '').replace(/\s+/g, '');
+  // Thematic breaks (`---`) are layout too: one between two kept blocks is left out, like a blank line.
+  const norm = (s: string) => s.replace(/^ {0,3}([-*_])(?: *\1){2,} *$/gm, '').replace(/^\s*(?:[-*+•]|\d{1,3}[.)]|>)\s+/gm, '').replace(/^\s*(`{3,}|~{3,}).*$/gm, '').replace(/\s+/g, '');
   return norm(rebuilt) === norm(original);
 }
 

@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { compressText } from '../../workers/text/index.js';
 import { unitDetails } from '../../workers/text/details.js';
 import { headingName } from '../../workers/text/markers.js';
-import { leadUnit, linksOnly } from '../../workers/text/score.js';
+import { leadUnit } from '../../workers/text/score.js';
+import { badgeTailStart, linksOnly } from '../../workers/text/links.js';
 import { parseBlocks } from '../../workers/shared/markdown.js';
 import { buildUnits } from '../../workers/text/units.js';
 
@@ -47,6 +48,23 @@ describe('README noise in plain mode', () => {
     expect(linksOnly('[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]')).toBe(true);
     expect(linksOnly('<img src="logo.png"> [![x](https://b.io/x.svg)](https://b.io)')).toBe(true);
     expect(linksOnly('Built on [PGlite](https://pglite.dev).')).toBe(false);
+  });
+
+  it("a title's trailing badges start after the last word; a line of words only has none", () => {
+    const title = '# css-select [![NPM version](https://img.shields.io/npm/v/css-select.svg)](https://npmjs.org/package/css-select) [![CI](https://x.io/b.svg)](https://x.io)';
+    expect(title.slice(badgeTailStart(title))).toMatch(/^\[!\[NPM version\]/);
+    expect(badgeTailStart('# Install [the CLI](https://x.io) first')).toBe(-1);
+    expect(badgeTailStart('# [![logo](l.png)](https://x.io)')).toBe(-1); // no words before the images
+  });
+
+  it('a title with badges keeps its words; the badges are hidden behind a marker that expands to them', async () => {
+    const badged = README.replace('# widget', '# widget [![NPM Version](https://img.shields.io/npm/v/widget.svg)](https://npmjs.org/package/widget) [![Build](https://github.com/widget/widget/actions/workflows/ci.yml/badge.svg)](https://github.com/widget/widget/actions)');
+    const r = await compressText({ text: badged, fidelity: 'balanced', markerIds: true });
+    expect(r.compressed_text).toMatch(/^# widget\n\n\[… \d+ tokens #\d{12}\.0\]\n\nDraw terminal widgets/);
+    expect(r.compressed_text).not.toContain('img.shields.io');
+    const [start, end] = r.markers!.spans;
+    // The run goes on through the badge row below the title.
+    expect(badged.slice(start, end)).toMatch(/^\[!\[NPM Version\][^\n]*\]\(https:\/\/github\.com\/widget\/widget\/actions\)\n\n\[!\[NPM Version\]\[npm-image\]/);
   });
 
   it('the lead is the first sentence with words of its own under the title, skipping badges', () => {

@@ -1,16 +1,10 @@
 // Details a reader acts on (names, numbers, code spans), per unit, as ids shared across the document.
 import { IDENT, NUMBER } from './score.js';
+import { LINK_TARGET } from './links.js';
 import type { Unit } from './units.js';
 
 /** Class and exception names with an inner capital (`ValueError`, `AbortController`); score.ts's IDENT leaves them out. */
 const PASCAL = /\b[A-Z][a-z0-9]+[A-Z]\w*\b/g;
-
-/**
- * Where links and images point (`](target)`, `[label]: target` definitions, HTML src/href): host names,
- * file names and avatar numbers there are not details of the text. Counted, they drew badge rows and
- * contributor avatars into outputs ahead of the sentences around them.
- */
-export const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)|^\s{0,3}\[[^\]]+\]:\s*\S+.*$|\b(?:src|href)="[^"]*"/gm;
 
 /** Distinct detail ids per unit; the same name or number in two units gets one id. */
 export function unitDetails(text: string, units: readonly Unit[]): number[][] {

@@ -1,5 +1,6 @@
 // Query-independent unit scores: centrality + structure priors + information density.
 import type { Block } from '../shared/markdown.js';
+import { linksOnly } from './links.js';
 import type { Unit } from './units.js';
 import { pagerank } from '../shared/pagerank.js';
 import type { SimilarityGraph } from './graph.js';
@@ -12,17 +13,6 @@ export const IDENT = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\.\w+(?:\.\w+)
 // Markdown links to anchors/URLs (tables of contents, badges) carry little information.
 const LINK_ONLY = /\[[^\]]*\]\([^)]*\)/g;
 const PROPER = /\s\p{Lu}[\p{L}\d]+/gu;
-// An image or link (inline, by reference, or a bare [label]) with nothing bracketed inside, or an HTML tag.
-const LINK_OR_TAG = /!?\[[^[\]]*\](?:\([^)]*\)|\[[^[\]]*\])?|<[^>]*>/g;
-
-/** True for a unit with no words outside images, links and tags (badge rows, logo lines). */
-export function linksOnly(s: string): boolean {
-  if (!s.includes('[') && !s.includes('<')) return false;
-  // Innermost first: a badge is an image inside a link.
-  for (let i = 0, prev = ''; i < 3 && s !== prev; i++) [prev, s] = [s, s.replace(LINK_OR_TAG, ' ')];
-  return !/\p{L}/u.test(s);
-}
-
 /**
  * The document's lead: its first prose sentence with words of its own (badges and logos skipped), when
  * it comes before the second heading, i.e. under the title or before any heading. A README's or a
@@ -37,7 +27,7 @@ export function leadUnit(text: string, blocks: Block[], units: Unit[]): number {
     if (u.kind === 'heading' && ++headings > 1) return -1;
     const s = text.slice(u.start, u.end);
     // Prose inside HTML (a `<p align=center>` description) is one unit, kept or dropped whole.
-    if (u.kind === 'html' && wordCount(s.replace(/<[^>]*>/g, ' ').trim()) >= 4) return i;
+    if (u.kind === 'html' && !linksOnly(s) && wordCount(s.replace(/<[^>]*>/g, ' ').trim()) >= 4) return i;
     if (u.kind !== 'sentence' || blocks[u.block]!.kind !== 'paragraph') continue;
     if (!linksOnly(s) && wordCount(s.trim()) >= 4) return i;
   }

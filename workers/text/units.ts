@@ -1,5 +1,6 @@
 // Selectable units (sentences, headings, table rows, code heads/bodies) in document order.
 import type { Block } from '../shared/markdown.js';
+import { badgeTailStart } from './links.js';
 import { splitSentences } from './sentences.js';
 
 /** Longest run of code lines selectable as one unit. */
@@ -38,10 +39,23 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
     );
   blocks.forEach((blk, b) => {
     switch (blk.kind) {
-      case 'heading':
-        if (text.slice(blk.contentStart, blk.contentEnd).trim().split(/\s+/).length > LONG_HEADING_WORDS) sentencesOf(blk, b);
-        else add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
+      case 'heading': {
+        if (text.slice(blk.contentStart, blk.contentEnd).trim().split(/\s+/).length > LONG_HEADING_WORDS) {
+          sentencesOf(blk, b);
+          break;
+        }
+        // An ATX title followed by its badges (`# css-select [![NPM version](…)](…) …`): the badges are
+        // a unit of their own that can be dropped behind a marker, not part of the verbatim heading.
+        const line = text.slice(blk.start, blk.end);
+        const tail = line.startsWith('#') && !line.includes('\n') && line.length - line.trimEnd().length === 0 ? badgeTailStart(line) : -1;
+        if (tail < 0) {
+          add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
+          break;
+        }
+        const heading = add({ kind: 'heading', block: b, start: blk.start, end: blk.start + line.slice(0, tail).trimEnd().length });
+        add({ kind: 'html', block: b, start: blk.start + tail, end: blk.end, indexInBlock: 1, requires: [heading] });
         break;
+      }
       case 'paragraph':
       case 'list':
       case 'quote':
