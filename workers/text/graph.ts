@@ -80,38 +80,49 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
   }
   const neighbors: number[][] = Array.from({ length: n }, () => []);
   const weights: number[][] = Array.from({ length: n }, () => []);
+  /** Keeps the topK best candidates of one node, best first (insertion into a short sorted list). */
+  const offer = (i: number, j: number, v: number): void => {
+    const nb = neighbors[i]!;
+    const wt = weights[i]!;
+    if (nb.length === topK && v <= wt[topK - 1]!) return;
+    let p = nb.length === topK ? topK - 1 : nb.length;
+    while (p > 0 && wt[p - 1]! < v) {
+      nb[p] = nb[p - 1]!;
+      wt[p] = wt[p - 1]!;
+      p--;
+    }
+    nb[p] = j;
+    wt[p] = v;
+  };
   const acc = new Float64Array(n);
   const touched = new Int32Array(n);
+  // Postings list documents in order, so a pair is scored once, from its first document: `next[t]`
+  // is where the documents after the current one start in t's postings.
+  const next = offset.slice(0, vocabSize);
   let visits = 0;
   for (let i = 0; i < n; i++) {
     let nt = 0;
     for (let k = from[i]!; k < from[i + 1]!; k++) {
       const t = vecTerms[k]!;
+      const end = offset[t + 1]!;
+      if (end === offset[t]!) continue;
       const w = vecW[k]!;
-      visits += offset[t + 1]! - offset[t]!;
-      for (let q = offset[t]!, end = offset[t + 1]!; q < end; q++) {
+      const start = ++next[t]!; // past i's own entry
+      visits += end - start;
+      for (let q = start; q < end; q++) {
         const j = postDoc[q]!;
-        if (j === i) continue;
         if (acc[j] === 0) touched[nt++] = j;
         acc[j] = acc[j]! + w * postW[q]!;
       }
     }
-    // Top-k by insertion into a short sorted list: cheaper than sorting every candidate.
-    const nb = neighbors[i]!;
-    const wt = weights[i]!;
+    // Each pair is offered to both of its nodes' top-k lists.
     for (let x = 0; x < nt; x++) {
       const j = touched[x]!;
       const v = acc[j]!;
       acc[j] = 0;
-      if (v < minSim || (nb.length === topK && v <= wt[topK - 1]!)) continue;
-      let p = nb.length === topK ? topK - 1 : nb.length;
-      while (p > 0 && wt[p - 1]! < v) {
-        nb[p] = nb[p - 1]!;
-        wt[p] = wt[p - 1]!;
-        p--;
-      }
-      nb[p] = j;
-      wt[p] = v;
+      if (v < minSim) continue;
+      offer(i, j, v);
+      offer(j, i, v);
     }
   }
   // Symmetrise so PageRank sees an undirected graph. Only j's own top-k can already hold i (what

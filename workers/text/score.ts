@@ -9,7 +9,9 @@ export const WEIGHTS = { centrality: 0.4, prior: 0.35, density: 0.25 } as const;
 
 const SIGNAL_WORDS = /\b(not|never|no|none|cannot|can't|don't|doesn't|won't|must|should|shall|required?|requires|warning|caution|important|note|deprecated|only|always|default|unless|avoid|error|fails?|limit|maximum|minimum)\b/gi;
 export const NUMBER = /\b\d[\d.,:]*\b/g;
-export const IDENT = /`[^`]+`|\b[a-z]+[A-Z]\w*\b|\b\w+_\w+\b|\b\w+\.\w+(?:\.\w+)*\b|\b\w+\(\)|--?[a-z][\w-]+/g;
+// The word alternatives all need a `_`, `.`, `(` or capital after word characters: the lookahead says
+// so once, and a plain word fails there instead of in four backtracking alternatives (same matches).
+export const IDENT = /`[^`]+`|\b(?=\w*[_.(A-Z])(?:[a-z]+[A-Z]\w*\b|\w+_\w+\b|\w+\.\w+(?:\.\w+)*\b|\w+\(\))|--?[a-z][\w-]+/g;
 // Markdown links to anchors/URLs (tables of contents, badges) carry little information.
 const LINK_ONLY = /\[[^\]]*\]\([^)]*\)/g;
 const PROPER = /\s\p{Lu}[\p{L}\d]+/gu;

@@ -14,7 +14,7 @@ const ABBREVIATIONS = new Set(
   ).split(' '),
 );
 
-const URL_OR_PATH = /\b(?:https?|ftp|file):\/\/[^\s<>()]*[^\s<>().,;:!?'"]|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+|\b[\w-]+(?:\.[\w-]+)+\/[\w./-]*/g;
+const URL_OR_PATH = /\b(?:https?|ftp|file):\/\/[^\s<>()]*[^\s<>().,;:!?'"]|(?:~|\.{1,2})?\/[\w.-]+(?:\/[\w.-]+)+|\b(?=[\w-]*\.)[\w-]+(?:\.[\w-]+)+\/[\w./-]*/g;
 const CODE_SPAN = /(`+)[^`]*?\1/g;
 const BOUNDARY = /[.!?…]+["'”’)\]]*(?=\s)|[.!?…]+["'”’)\]]*$/g;
 const SENTENCE_START = /^[\p{Lu}\p{N}"'“‘(\[*_`#>\-•]/u;
