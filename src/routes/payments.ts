@@ -25,20 +25,20 @@ const DAY = 86_400_000;
 
 export const paymentRoutes = [
   // The reconciliation envelope {events, count, window {from, to}}: the caller's charge events
-  // (an admin sees every user's), oldest first. Window defaults: to = now, from = to - 30 days.
+  // (an admin sees every user's), oldest first. Window defaults: to = now (every stored event: no
+  // bound from this host's clock), from = to - 30 days.
   defineRoute({
     method: 'GET',
     path: '/v1/payments/reconciliation',
     auth: 'key',
     query: ReconciliationQuery,
     async handler({ services, principal, query }) {
-      const to = query.to ?? new Date();
-      const from = query.from ?? new Date(to.getTime() - 30 * DAY);
+      const from = query.from ?? new Date((query.to ?? new Date()).getTime() - 30 * DAY);
       return {
         body: await reconciliation(services.db, {
           userId: principal.isAdmin ? null : principal.userId,
           from,
-          to,
+          to: query.to,
           facilitator: query.facilitator,
           limit: query.limit,
         }),

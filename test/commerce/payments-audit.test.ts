@@ -60,6 +60,17 @@ describe(`payments (${DB_KIND})`, () => {
     await services.background.drain();
     const bg = await server.request('GET', '/v1/payments/reconciliation?facilitator=stripe_acp', { key: u.key });
     expect(bg.json.events.find((e: any) => e.payment_id === 'pi_bg')).toMatchObject({ tokens_saved: 33, amount_charged_micros: 12, settlement_status: 'unverified' });
+    // An event stamped by a database clock ahead of this host's (or in the same millisecond as the
+    // request: the column keeps µs, a JS date ms) is in the default window; an explicit `to` bounds it.
+    await services.db.query(
+      `insert into payment_events (user_id, facilitator, settlement_status, payment_id, amount_charged_micros, tokens_saved, created_at)
+       values ($1, 'x402', 'pending', 'pay_ahead', 7, 1, now() + interval '2 seconds')`,
+      [u.userId],
+    );
+    const ahead = await server.request('GET', '/v1/payments/reconciliation', { key: u.key });
+    expect(ahead.json.events.map((e: any) => e.payment_id)).toContain('pay_ahead');
+    const bounded = await server.request('GET', `/v1/payments/reconciliation?to=${encodeURIComponent(new Date().toISOString())}`, { key: u.key });
+    expect(bounded.json.events.map((e: any) => e.payment_id)).not.toContain('pay_ahead');
     // Owner-scoped: another user sees none of them.
     const other = await makeUser(server, 'pro');
     expect((await server.request('GET', '/v1/payments/reconciliation', { key: other.key })).json.count).toBe(0);

@@ -91,14 +91,23 @@ export async function recordPaymentSignature(
 export interface ReconciliationQuery {
   userId: string | null;
   from: Date;
-  to: Date;
+  /**
+   * Exclusive end; absent means up to the newest event, reported as now. A bound taken from the
+   * service's clock would hide an event stored in the same millisecond (the column keeps µs) or by
+   * a database whose clock runs ahead of this host's.
+   */
+  to?: Date;
   facilitator?: Facilitator;
   limit: number;
 }
 
 export async function reconciliation(db: Queryable, q: ReconciliationQuery) {
-  const where = ['created_at >= $1', 'created_at < $2'];
-  const params: unknown[] = [q.from, q.to];
+  const where = ['created_at >= $1'];
+  const params: unknown[] = [q.from];
+  if (q.to) {
+    params.push(q.to);
+    where.push(`created_at < $${params.length}`);
+  }
   if (q.userId) {
     params.push(q.userId);
     where.push(`user_id = $${params.length}`);
@@ -127,7 +136,7 @@ export async function reconciliation(db: Queryable, q: ReconciliationQuery) {
     tokens_saved: r.tokens_saved,
     created_at: new Date(r.created_at).toISOString(),
   }));
-  return { events, count: events.length, window: { from: q.from.toISOString(), to: q.to.toISOString() } };
+  return { events, count: events.length, window: { from: q.from.toISOString(), to: (q.to ?? new Date()).toISOString() } };
 }
 
 /**
