@@ -131,6 +131,11 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
       if (pending) {
         if (parts.length) parts.push(close());
         else flushStandalone();
+      } else if (parts.length && (blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote')) {
+        // Next to the kept unit before it: the original text between them (a line break and its
+        // indentation in JSON, logs and wrapped prose), not a space, so the lines keep their layout.
+        parts[parts.length - 1] += text.slice(units[k - 1]!.end, units[k]!.start) + text.slice(units[k]!.start, units[k]!.end);
+        continue;
       }
       parts.push(text.slice(units[k]!.start, units[k]!.end));
     }
