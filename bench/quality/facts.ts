@@ -1,13 +1,13 @@
 // Detail retention: the names and numbers an agent acts on. A "fact" is a distinct number, inline code
 // span, or code-like identifier (dotted, snake_case, camelCase, PascalCase with an inner capital).
+import { LINK_TARGET } from '../../workers/text/links.js';
+
 const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[A-Za-z$]*_[\w$]+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z0-9]+[A-Z][\w$]*\b/g;
 
 /**
- * Where links and images point (`](target)`, `[label]: target` definitions, HTML src/href) is left out:
- * a badge's host name or an avatar's number is not a detail an agent acts on. Bare URLs in the text count.
+ * Where links and images point is left out (the engine's own rule, workers/text/links.ts): a badge's
+ * host name or an avatar's number is not a detail an agent acts on. Bare URLs in the text count.
  */
-const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)|^\s{0,3}\[[^\]]+\]:\s*\S+.*$|\b(?:src|href)="[^"]*"/gm;
-
 export function factsOf(text: string): Set<string> {
   return new Set(text.replace(LINK_TARGET, ' ').match(FACT) ?? []);
 }

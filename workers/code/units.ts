@@ -483,7 +483,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       const attached: SyntaxNode[] = [];
       for (let i = pending.length - 1; i >= 0; i--) {
         const c = pending[i]!;
-        const gap = attached.length === 0 && i === pending.length - 1 && c.text.startsWith('/**') ? 2 : 1;
+        const gap = i === pending.length - 1 && c.text.startsWith('/**') ? 2 : 1; // the comment nearest the statement
         if (k > 0 && c.endPosition.row >= row - gap) {
           attached.unshift(c);
           row = c.startPosition.row;

@@ -27,9 +27,8 @@ export function headingName(raw: string): string {
     .replace(/^#{1,6}\s*/, '')
     .replace(/\s+#+$/, '')
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/(?<=[\w$])\([^()]*\)/g, '\0')
-    .replace(/[[\]():#,]/g, ' ')
-    .replaceAll('\0', '()')
+    // One pass: an argument list right after a name becomes `()`, any other of these characters a space.
+    .replace(/(?<=[\w$])\([^()]*\)|[[\]():#,]/g, (m) => (m.length > 1 ? '()' : ' '))
     .replace(/\s+/g, ' ')
     .trim();
   if (name.length <= MAX_NAME_CHARS) return name;

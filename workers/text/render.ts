@@ -119,6 +119,7 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     while (u < units.length && units[u]!.block === b) u++;
     if (first === u) continue;
     const parts: string[] = [];
+    const prose = blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote';
     const fresh = !pending;
     let allKept = true;
     for (let k = first; k < u; k++) {
@@ -131,10 +132,10 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
       if (pending) {
         if (parts.length) parts.push(close());
         else flushStandalone();
-      } else if (parts.length && (blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote')) {
+      } else if (parts.length && prose) {
         // Next to the kept unit before it: the original text between them (a line break and its
         // indentation in JSON, logs and wrapped prose), not a space, so the lines keep their layout.
-        parts[parts.length - 1] += text.slice(units[k - 1]!.end, units[k]!.start) + text.slice(units[k]!.start, units[k]!.end);
+        parts[parts.length - 1] += text.slice(units[k - 1]!.end, units[k]!.end);
         continue;
       }
       parts.push(text.slice(units[k]!.start, units[k]!.end));
@@ -146,7 +147,7 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     }
     let rendered: string;
     if (allKept) rendered = text.slice(blk.start, blk.end);
-    else if (blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote') rendered = blk.prefix + parts.join(' ');
+    else if (prose) rendered = blk.prefix + parts.join(' ');
     else if (blk.kind === 'code' && blk.closeLine >= 0 && !kept[u - 1]) {
       // Summarised fenced code: the last chunk (which holds the closing fence) was dropped, so close it.
       const close = blk.lines[blk.closeLine]!;

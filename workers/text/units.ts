@@ -47,7 +47,7 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
         // An ATX title followed by its badges (`# css-select [![NPM version](…)](…) …`): the badges are
         // a unit of their own that can be dropped behind a marker, not part of the verbatim heading.
         const line = text.slice(blk.start, blk.end);
-        const tail = line.startsWith('#') && !line.includes('\n') && line.length - line.trimEnd().length === 0 ? badgeTailStart(line) : -1;
+        const tail = line.startsWith('#') && !line.includes('\n') && line === line.trimEnd() ? badgeTailStart(line) : -1;
         if (tail < 0) {
           add({ kind: 'heading', block: b, start: blk.start, end: blk.end });
           break;
