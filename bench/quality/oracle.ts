@@ -1,8 +1,8 @@
 // Ceiling of detail retention at a budget (issue 23's 60% bar at balanced): a selection that wants
 // nothing but facts. Units are lines split into sentences; each costs its tokens plus a separator,
-// and every gap between kept units costs one marker. Greedy by new facts per priced token, which for
-// this coverage problem is within (1 - 1/e) of the best selection and in practice close to it.
-// Headings, coherence and everything else the engine values are ignored, so this bounds the engine.
+// and every gap between kept units costs one marker. Greedy by new facts per priced token: a heuristic
+// for this budgeted coverage problem, not a proven bound (marker costs interact), so it estimates the
+// ceiling. Headings, coherence and everything else the engine values are ignored.
 // Run: npm run build && node dist/bench/quality/oracle.js [share=0.2] [marker tokens=14 ...]
 import { countTokens } from '../../workers/shared/tokens.js';
 import { loadDocuments, loadProbeFile } from './corpus.js';
