@@ -78,21 +78,24 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
       }
     }
   }
-  const neighbors: number[][] = Array.from({ length: n }, () => []);
-  const weights: number[][] = Array.from({ length: n }, () => []);
+  // Each node's top-k candidates, best first, in flat typed arrays (slot i * topK + rank).
+  const topNb = new Int32Array(n * topK);
+  const topW = new Float64Array(n * topK);
+  const topLen = new Int32Array(n);
   /** Keeps the topK best candidates of one node, best first (insertion into a short sorted list). */
   const offer = (i: number, j: number, v: number): void => {
-    const nb = neighbors[i]!;
-    const wt = weights[i]!;
-    if (nb.length === topK && v <= wt[topK - 1]!) return;
-    let p = nb.length === topK ? topK - 1 : nb.length;
-    while (p > 0 && wt[p - 1]! < v) {
-      nb[p] = nb[p - 1]!;
-      wt[p] = wt[p - 1]!;
+    const base = i * topK;
+    const len = topLen[i]!;
+    if (len === topK && v <= topW[base + topK - 1]!) return;
+    let p = len === topK ? topK - 1 : len;
+    if (len < topK) topLen[i] = len + 1;
+    while (p > 0 && topW[base + p - 1]! < v) {
+      topNb[base + p] = topNb[base + p - 1]!;
+      topW[base + p] = topW[base + p - 1]!;
       p--;
     }
-    nb[p] = j;
-    wt[p] = v;
+    topNb[base + p] = j;
+    topW[base + p] = v;
   };
   const acc = new Float64Array(n);
   const touched = new Int32Array(n);
@@ -125,23 +128,35 @@ export function similarityGraph(docs: readonly (readonly number[])[], vocabSize:
       offer(j, i, v);
     }
   }
+  const neighbors: number[][] = new Array(n);
+  const weights: number[][] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const base = i * topK;
+    const nb: number[] = [];
+    const wt: number[] = [];
+    for (let k = 0; k < topLen[i]!; k++) {
+      nb.push(topNb[base + k]!);
+      wt.push(topW[base + k]!);
+    }
+    neighbors[i] = nb;
+    weights[i] = wt;
+  }
   // Symmetrise so PageRank sees an undirected graph. Only j's own top-k can already hold i (what
   // other nodes add comes from them), so the check stays O(topK) however many nodes link to j.
-  const own = Int32Array.from(neighbors, (nb) => nb.length);
   for (let i = 0; i < n; i++) {
-    const len = own[i]!;
-    for (let k = 0; k < len; k++) {
-      const j = neighbors[i]![k]!;
-      if (!hasIn(neighbors[j]!, own[j]!, i)) {
+    const base = i * topK;
+    for (let k = 0; k < topLen[i]!; k++) {
+      const j = topNb[base + k]!;
+      if (!hasIn(topNb, j * topK, topLen[j]!, i)) {
         neighbors[j]!.push(i);
-        weights[j]!.push(weights[i]![k]!);
+        weights[j]!.push(topW[base + k]!);
       }
     }
   }
   return { neighbors, weights, visits };
 }
 
-function hasIn(list: readonly number[], len: number, x: number): boolean {
-  for (let k = 0; k < len; k++) if (list[k] === x) return true;
+function hasIn(list: Int32Array, from: number, len: number, x: number): boolean {
+  for (let k = from; k < from + len; k++) if (list[k] === x) return true;
   return false;
 }
