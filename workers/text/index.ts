@@ -15,6 +15,7 @@ import { leadUnit, plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
+import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
 import type { RenderStats } from './render.js';
@@ -93,6 +94,13 @@ const DETAIL_EXPONENT = 0.9;
 /** Plain mode: priority added to the document's lead sentence (score.ts leadUnit) when it costs at most LEAD_SHARE of the budget. */
 const LEAD_BONUS = 5;
 const LEAD_SHARE = 0.15;
+/**
+ * Plain mode, changelogs (releases.ts): the newest releases' units gain up to RECENCY_BONUS, falling
+ * to 0 as the releases before them fill RECENCY_SHARE of the budget; older releases compete on
+ * details, and the markers that hide them name their versions.
+ */
+const RECENCY_BONUS = 2;
+const RECENCY_SHARE = 0.6;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
@@ -160,6 +168,20 @@ function lengthAdjusted(scores: Float64Array, tokens: Int32Array): Float64Array 
   return scores.map((s, i) => s * Math.min(1.25, Math.max(0.6, Math.pow(median / Math.max(1, tokens[i]!), 0.25))));
 }
 
+/** Adds the changelog recency bonus (RECENCY_BONUS, RECENCY_SHARE) to `priority` in place. */
+function recencyBonus(priority: Float64Array, releases: Int32Array, cost: Int32Array, budget: number): void {
+  const releaseTokens: number[] = [];
+  for (let i = 0; i < releases.length; i++) if (releases[i]! >= 0) releaseTokens[releases[i]!] = (releaseTokens[releases[i]!] ?? 0) + cost[i]!;
+  const window = budget * RECENCY_SHARE;
+  const bonus: number[] = [];
+  let before = 0;
+  for (let r = 0; r < releaseTokens.length; r++) {
+    bonus[r] = before < window ? RECENCY_BONUS * (1 - before / window) : 0;
+    before += releaseTokens[r] ?? 0;
+  }
+  for (let i = 0; i < releases.length; i++) if (releases[i]! >= 0) priority[i] = priority[i]! + bonus[releases[i]!]!;
+}
+
 function result(
   text: string,
   original: number,
@@ -222,6 +244,8 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     priority = lengthAdjusted(priority, a.tokens);
     const lead = leadUnit(text, a.blocks, a.units);
     if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
+    const releases = releaseRanks(text, a.blocks, a.units);
+    if (releases) recencyBonus(priority, releases, cost, budget);
   }
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);

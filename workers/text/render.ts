@@ -15,8 +15,12 @@ export interface Skeleton {
 
 interface Run {
   headings: number;
-  /** Names of the first hidden headings (markers.ts shows at most MAX_NAMES). */
+  /**
+   * Names of the first hidden headings of the run's shallowest level (markers.ts shows at most
+   * MAX_NAMES): a run that hides `### Bug fixes`, `## 2.1.0`, `## 2.0.0` names the two releases.
+   */
   names: string[];
+  nameLevel: number;
   sentences: number;
   rows: number;
   codeLines: number;
@@ -29,7 +33,7 @@ interface Run {
   last: number;
 }
 
-const emptyRun = (): Run => ({ headings: 0, names: [], sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
+const emptyRun = (): Run => ({ headings: 0, names: [], nameLevel: 7, sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
@@ -64,7 +68,12 @@ function addToRun(run: Run, sk: Skeleton, k: number): void {
   if (run.start < 0) run.start = u.start;
   run.end = u.end;
   if (kind === 'heading') {
-    if (run.names.length < MAX_NAMES) run.names.push(headingName(sk.text.slice(u.start, u.end)));
+    const level = sk.blocks[u.block]!.level;
+    if (level < run.nameLevel) {
+      run.names.length = 0;
+      run.nameLevel = level;
+    }
+    if (level === run.nameLevel && run.names.length < MAX_NAMES) run.names.push(headingName(sk.text.slice(u.start, u.end)));
     run.headings++;
   } else if (kind === 'sentence') run.sentences++;
   else if (kind === 'row' || kind === 'table-head') run.rows++;
