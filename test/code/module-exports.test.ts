@@ -76,6 +76,32 @@ describe('ES module skeletons', () => {
   });
 });
 
+const COMPONENT = readFileSync(resolve(process.cwd(), 'test/code/fixtures/component.js'), 'utf8');
+
+describe('objects of functions', () => {
+  it('an exported object literal is laid out like a class: each function a unit with its body elided', () => {
+    for (const fidelity of ['outline', 'balanced', 'detailed'] as const) {
+      const r = compressCode({ code: COMPONENT, filename: 'CartWidget.js', fidelity });
+      // Detailed has the budget to keep a short body or two; the signatures are there at every level.
+      expect(r.skeleton, fidelity).toContain("  name: 'CartWidget',");
+      for (const line of ['  data() {', '    total() {', "    'item-count': function () {", '    async applyCoupon(code) {', '    clear: () => {', '  money(amount, currency) {', '  percent: (value) => {']) {
+        expect(r.skeleton, fidelity).toContain(fidelity === 'detailed' ? line : `${line} … },`);
+      }
+      expect(r.skeleton, fidelity).toContain('  props: …,');
+      expect(r.skeleton, fidelity).not.toContain('api.post(');
+    }
+    const names = compressCode({ code: COMPONENT, filename: 'CartWidget.js', fidelity: 'balanced' }).importance.map((u) => u.name);
+    expect(names).toEqual(expect.arrayContaining(['default.methods.applyCoupon', 'default.computed.item-count', 'formatters.money']));
+  });
+
+  it('an object of names or plain values is unchanged: kept whole or elided as before', () => {
+    const code = "const table = {\n  a: 1,\n  b: 2,\n};\nmodule.exports = {\n  table,\n  run: run,\n};\n";
+    const out = compressCode({ code, filename: 't.js', fidelity: 'outline' }).skeleton;
+    expect(out).toContain('const table = …;');
+    expect(out).toContain('module.exports = {\n  table,\n  run: run,\n};');
+  });
+});
+
 describe('Python skeletons', () => {
   it("keep __all__ whole: it is the module's export list", () => {
     const code = "'''Tools.'''\n__all__ = [\n    'dump',\n    'load',\n]\nLIMITS = {\n    'depth': 10,\n    'width': 80,\n}\n\ndef dump(obj):\n    return repr(obj)\n\ndef load(s):\n    return eval(s)\n";

@@ -33,6 +33,7 @@ const FILES: { name: string; code: string }[] = [
   ...['client.go', 'proxy.go'].map((f) => join('/usr/share/doc/git/contrib/persistent-https', f)).filter(existsSync).map((p) => ({ name: p.split('/').pop()!, code: readFileSync(p, 'utf8') })),
   { name: 'sample.go', code: read('test/code/fixtures/sample.go') },
   { name: 'commonjs.js', code: read('test/code/fixtures/commonjs.js') },
+  { name: 'component.js', code: read('test/code/fixtures/component.js') },
 ];
 // Windows line endings: the engine works on LF, the ids must still expand to the bytes sent.
 FILES.push({ name: 'text-crlf.ts', code: FILES.find((f) => f.name === 'text.ts')!.code.replace(/\n/g, '\r\n') });

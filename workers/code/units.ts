@@ -273,6 +273,10 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       for (const holder of holders) {
         const value = holder.childForFieldName('value') ?? holder.childForFieldName('right');
         if (!value) continue;
+        if (declarators.has(holder.type) && value.type === 'object' && holder.childForFieldName('name')?.type === 'identifier' && holdsFunctions(value)) {
+          visitObjectMembers(value, holder.childForFieldName('name')!.text, ctx);
+          continue;
+        }
         if (declarators.has(holder.type) && functionValues.has(value.type)) {
           const body = value.childForFieldName('body');
           const name = holder.childForFieldName('name');
@@ -296,6 +300,45 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     return unit;
   };
 
+  /** An object literal with a function among its members, directly or in a nested object (depth 3). */
+  const holdsFunctions = (obj: SyntaxNode, depth = 0): boolean =>
+    depth < 3 &&
+    obj.namedChildren.some((m) => {
+      if (m.type === 'method_definition') return true;
+      const value = m.type === 'pair' ? m.childForFieldName('value') : null;
+      return !!value && (functionValues.has(value.type) || (value.type === 'object' && holdsFunctions(value, depth + 1)));
+    });
+
+  /**
+   * An object literal of functions (`export default { data() {…}, methods: { … } }`, a Vue component;
+   * `module.exports = { get: (req) => {…} }`; `const api = { … }`) is laid out like a class: each
+   * function is a method unit named by its key, its body elided; a nested object of functions is
+   * walked the same way; other values spanning lines are elided like a declaration's. Before
+   * 2026-11-27 the whole object became `…` at every level.
+   */
+  const visitObjectMembers = (obj: SyntaxNode, container: string, ctx: Ctx): void => {
+    const inner: Ctx = { container, containerKind: 'class', parent: ctx.parent, exported: ctx.exported, inClass: true };
+    for (const member of obj.namedChildren) {
+      if (member.type === 'method_definition') {
+        visitFunction(member, inner);
+        continue;
+      }
+      const key = member.type === 'pair' ? member.childForFieldName('key') : null;
+      const value = member.type === 'pair' ? member.childForFieldName('value') : null;
+      if (!key || !value) continue; // shorthand names, spreads and comments stay as they are
+      const name = key.text.replace(/^(['"`])(.*)\1$/, '$2');
+      if (functionValues.has(value.type)) {
+        const body = value.childForFieldName('body');
+        const u = addUnit(value, 'function', inner, body, { name, container }, member);
+        if (u >= 0 && body) elideBody(u, body);
+      } else if (value.type === 'object' && holdsFunctions(value, 1)) {
+        visitObjectMembers(value, `${container}.${name}`, ctx);
+      } else if (value.startPosition.row !== value.endPosition.row) {
+        out.values.push(navigable({ start: value.startIndex, end: value.endIndex, text: '…' }, value.startIndex, value.endIndex));
+      }
+    }
+  };
+
   /**
    * An exported value: `module.exports = …`, `module.exports.name = …`, `exports.name = …` (a CommonJS
    * module's public surface) or `export default …`, kept like a declaration. A function value is a
@@ -312,6 +355,10 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       return unit;
     }
     if (value.type in containers) return visitContainer(value, ctx);
+    if (value.type === 'object' && holdsFunctions(value)) {
+      visitObjectMembers(value, exportName, { ...ctx, exported: true });
+      return -1;
+    }
     const exportList =
       value.type === 'object' &&
       value.namedChildren.every((p) => p.type === 'comment' || p.type === 'shorthand_property_identifier' || (p.type === 'pair' && EXPORTED_REFERENCE.has(p.childForFieldName('value')?.type ?? '')));
