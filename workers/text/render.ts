@@ -99,6 +99,12 @@ export interface RenderStats {
   spans?: number[];
 }
 
+/** The original whitespace between two offsets when it holds a line break, else one space. */
+function lineBreakOr(text: string, from: number, to: number): string {
+  const gap = text.slice(from, to);
+  return gap.includes('\n') && gap.trim() === '' ? gap : ' ';
+}
+
 export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
   const { text, blocks, units } = sk;
   const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
@@ -128,9 +134,12 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     while (u < units.length && units[u]!.block === b) u++;
     if (first === u) continue;
     const parts: string[] = [];
+    /** Prose: what goes before parts[i] (i >= 1) when they are joined. */
+    const seps: string[] = [''];
     const prose = blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote';
     const fresh = !pending;
     let allKept = true;
+    let keptEnd = -1; // end of the last kept unit of this block
     for (let k = first; k < u; k++) {
       if (!kept[k]) {
         addToRun(run, sk, k);
@@ -139,15 +148,27 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
         continue;
       }
       if (pending) {
-        if (parts.length) parts.push(close());
-        else flushStandalone();
+        if (parts.length) {
+          // A marker inside a block stands where the hidden units stood: on a line of its own when
+          // they began and ended at line breaks (JSON, logs, listings), between spaces in running prose.
+          const hiddenEnd = run.end;
+          seps.push(lineBreakOr(text, keptEnd, run.start));
+          parts.push(close());
+          seps.push(lineBreakOr(text, hiddenEnd, units[k]!.start));
+          parts.push(text.slice(units[k]!.start, units[k]!.end));
+          keptEnd = units[k]!.end;
+          continue;
+        }
+        flushStandalone();
       } else if (parts.length && prose) {
         // Next to the kept unit before it: the original text between them (a line break and its
         // indentation in JSON, logs and wrapped prose), not a space, so the lines keep their layout.
         parts[parts.length - 1] += text.slice(units[k - 1]!.end, units[k]!.end);
+        keptEnd = units[k]!.end;
         continue;
       }
       parts.push(text.slice(units[k]!.start, units[k]!.end));
+      keptEnd = units[k]!.end;
     }
     if (!parts.length) {
       // A whole block hidden by a run that starts in it: its list or quote prefix is hidden too.
@@ -156,7 +177,10 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     }
     let rendered: string;
     if (allKept) rendered = text.slice(blk.start, blk.end);
-    else if (prose) rendered = blk.prefix + parts.join(' ');
+    else if (prose) {
+      rendered = blk.prefix + parts[0]!;
+      for (let i = 1; i < parts.length; i++) rendered += (seps[i] ?? ' ') + parts[i]!;
+    }
     else if (blk.kind === 'code' && blk.closeLine >= 0 && !kept[u - 1]) {
       // Summarised fenced code: the last chunk (which holds the closing fence) was dropped, so close it.
       const close = blk.lines[blk.closeLine]!;

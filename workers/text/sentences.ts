@@ -68,14 +68,18 @@ function trimSpan(text: string, start: number, end: number): Span | null {
   return end > start ? { start, end } : null;
 }
 
-/** Cut a long span at clause punctuation, else whitespace, near MAX_SENTENCE_CHARS. */
+/**
+ * Cut a long span at a line break, else clause punctuation, else whitespace, near MAX_SENTENCE_CHARS.
+ * Line breaks first: a long "sentence" with many of them is JSON, a log or a listing, whose pieces
+ * must stay whole lines (cut at a space, a kept piece began mid-line: `"id": [… 2244 tokens] "2026-…"`).
+ */
 function cutLong(text: string, span: Span, out: Span[]): void {
   let { start } = span;
   const { end } = span;
   while (end - start > MAX_SENTENCE_CHARS) {
     const window = text.slice(start, start + MAX_SENTENCE_CHARS);
     let cut = -1;
-    for (const re of [/[;:,]\s/g, /\s/g]) {
+    for (const re of [/\n/g, /[;:,]\s/g, /\s/g]) {
       let m: RegExpExecArray | null;
       let last = -1;
       while ((m = re.exec(window))) if (m.index > MAX_SENTENCE_CHARS / 3) last = m.index + 1;
