@@ -1,6 +1,6 @@
 // Detail retention: the names and numbers an agent acts on. A "fact" is a distinct number, inline code
 // span, or code-like identifier (dotted, snake_case, camelCase, PascalCase with an inner capital).
-import { LINK_TARGET } from '../../workers/text/links.js';
+import { HTML_COMMENT, LINK_TARGET } from '../../workers/text/links.js';
 
 const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[A-Za-z$]*_[\w$]+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z0-9]+[A-Z][\w$]*\b/g;
 
@@ -9,7 +9,7 @@ const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-
  * host name or an avatar's number is not a detail an agent acts on. Bare URLs in the text count.
  */
 export function factsOf(text: string): Set<string> {
-  return new Set(text.replace(LINK_TARGET, ' ').match(FACT) ?? []);
+  return new Set(text.replace(LINK_TARGET, ' ').replace(HTML_COMMENT, ' ').match(FACT) ?? []);
 }
 
 /** Share of the input's distinct facts that appear verbatim in the output. */

@@ -44,6 +44,17 @@ describe('README noise in plain mode', () => {
     expect(definition ?? []).toHaveLength(0);
   });
 
+  it('an HTML comment holds no details, so balanced does not keep it for its names', async () => {
+    const comment = '<!--\n  -- This file is auto-generated from README_js.md. Changes should be made there.\n  -->';
+    const units = buildUnits(comment, parseBlocks(comment));
+    expect(unitDetails(comment, units).flat()).toEqual([]);
+    const options = Array.from({ length: 30 }, (_, i) => `## Option ${i}\n\nWhen set, the renderer treats the widget's \`opt${i}\` field as the source of its layout ${i}.`);
+    const text = [comment, '# widget', 'Draw terminal widgets from a plain description in a single call, with no setup of your own.', ...options].join('\n\n');
+    const r = await compressText({ text, fidelity: 'balanced', markerIds: true });
+    expect(r.compressed_text).not.toContain('README_js.md');
+    expect(r.compressed_text).toContain('Draw terminal widgets');
+  });
+
   it('a badge row is links only; a sentence with a link is not', () => {
     expect(linksOnly('[![NPM Version][npm-image]][npm-url] [![Build][ci-image]][ci-url]')).toBe(true);
     expect(linksOnly('<img src="logo.png"> [![x](https://b.io/x.svg)](https://b.io)')).toBe(true);
@@ -55,6 +66,12 @@ describe('README noise in plain mode', () => {
     expect(title.slice(badgeTailStart(title))).toMatch(/^\[!\[NPM version\]/);
     expect(badgeTailStart('# Install [the CLI](https://x.io) first')).toBe(-1);
     expect(badgeTailStart('# [![logo](l.png)](https://x.io)')).toBe(-1); // no words before the images
+    // Bare bracketed parameters are not badges: the heading stays one unit, named `createError()`.
+    const api = '### createError([status], [message], [properties])';
+    expect(badgeTailStart(api)).toBe(-1);
+    const units = buildUnits(api, parseBlocks(api));
+    expect(units.map((u) => [u.kind, api.slice(u.start, u.end)])).toEqual([['heading', api]]);
+    expect(headingName(api)).toBe('createError()');
   });
 
   it('a title with badges keeps its words; the badges are hidden behind a marker that expands to them', async () => {

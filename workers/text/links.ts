@@ -7,6 +7,9 @@
  */
 export const LINK_TARGET = /\]\([^)\s]*(?:\s+"[^"]*")?\)|^\s{0,3}\[[^\]]+\]:\s*\S+.*$|\b(?:src|href)="[^"]*"/gm;
 
+/** HTML comments: notes to a file's editors that readers never see; their names are not details either. */
+export const HTML_COMMENT = /<!--[\s\S]*?(?:-->|$)/g;
+
 // An image or link (inline, by reference, or a bare [label]) with nothing bracketed inside, or an HTML tag.
 const LINK_OR_TAG = /!?\[[^[\]]*\](?:\([^)]*\)|\[[^[\]]*\])?|<[^>]*>/g;
 
@@ -18,6 +21,9 @@ export function linksOnly(s: string): boolean {
   return !/\p{L}/u.test(s);
 }
 
+/** Badges are images or links that point somewhere: bare `[labels]` (`createError([status], [message])`) are not. */
+const BADGE = /!\[|\]\(|<(?:img|a)\b/i;
+
 /**
  * Where a line's trailing badges begin (`# css-select [![NPM version](…)](…) [![CI](…)](…)`): the
  * first position after a space from which the rest is images, links and tags only, with words
@@ -26,7 +32,7 @@ export function linksOnly(s: string): boolean {
 export function badgeTailStart(line: string): number {
   for (let i = line.indexOf(' '); i > 0; i = line.indexOf(' ', i + 1)) {
     const rest = line.slice(i + 1);
-    if ((rest.startsWith('[') || rest.startsWith('!') || rest.startsWith('<')) && linksOnly(rest) && /\p{L}/u.test(line.slice(0, i))) return i + 1;
+    if ((rest.startsWith('[') || rest.startsWith('!') || rest.startsWith('<')) && BADGE.test(rest) && linksOnly(rest) && /\p{L}/u.test(line.slice(0, i))) return i + 1;
   }
   return -1;
 }
