@@ -94,6 +94,18 @@ describe('objects of functions', () => {
     expect(names).toEqual(expect.arrayContaining(['default.methods.applyCoupon', 'default.computed.item-count', 'formatters.money']));
   });
 
+  it('objects of functions nested without end are walked to a fixed depth, then elided as values', () => {
+    const N = 3000;
+    let code = 'export default ';
+    for (let i = 0; i < N; i++) code += `{\n  m${i}() {\n    return ${i};\n  },\n  n: `;
+    code += '1' + '\n}'.repeat(N) + ';\n';
+    const r = compressCode({ code, filename: 'deep.js', fidelity: 'balanced' });
+    expect(r.skeleton).toContain('  m8() {');
+    expect(r.skeleton).toContain('  n: …\n}');
+    expect(r.skeleton).not.toContain('m9()');
+    expect(r.compressed_tokens).toBeLessThan(r.original_tokens / 10);
+  });
+
   it('an object of names or plain values is unchanged: kept whole or elided as before', () => {
     const code = "const table = {\n  a: 1,\n  b: 2,\n};\nmodule.exports = {\n  table,\n  run: run,\n};\n";
     const out = compressCode({ code, filename: 't.js', fidelity: 'outline' }).skeleton;

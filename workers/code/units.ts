@@ -46,6 +46,8 @@ const NAME_TYPES = new Set(['identifier', 'field_identifier', 'type_identifier',
 const COMMONJS_TARGET = /^(?:module\.exports|exports)(?:\.([A-Za-z_$][\w$]*))?$/;
 /** Values an export list's pairs name (`twice: twice`, `parse: qs.parse`). */
 const EXPORTED_REFERENCE = new Set(['identifier', 'member_expression']);
+/** Objects of functions nested deeper than this are elided as values (the walk of hostile input stays shallow). */
+const MAX_OBJECT_DEPTH = 8;
 
 /** The assignment of a CommonJS export statement (`module.exports.x = …`), else null. */
 function commonJsExport(node: SyntaxNode): { assignment: SyntaxNode; name: string | null } | null {
@@ -316,7 +318,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
    * walked the same way; other values spanning lines are elided like a declaration's. Before
    * 2026-11-27 the whole object became `…` at every level.
    */
-  const visitObjectMembers = (obj: SyntaxNode, container: string, ctx: Ctx): void => {
+  const visitObjectMembers = (obj: SyntaxNode, container: string, ctx: Ctx, depth = 0): void => {
     const inner: Ctx = { container, containerKind: 'class', parent: ctx.parent, exported: ctx.exported, inClass: true };
     for (const member of obj.namedChildren) {
       if (member.type === 'method_definition') {
@@ -331,8 +333,8 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         const body = value.childForFieldName('body');
         const u = addUnit(value, 'function', inner, body, { name, container }, member);
         if (u >= 0 && body) elideBody(u, body);
-      } else if (value.type === 'object' && holdsFunctions(value, 1)) {
-        visitObjectMembers(value, `${container}.${name}`, ctx);
+      } else if (value.type === 'object' && depth < MAX_OBJECT_DEPTH && holdsFunctions(value, 1)) {
+        visitObjectMembers(value, `${container}.${name}`, ctx, depth + 1);
       } else if (value.startPosition.row !== value.endPosition.row) {
         out.values.push(navigable({ start: value.startIndex, end: value.endIndex, text: '…' }, value.startIndex, value.endIndex));
       }
