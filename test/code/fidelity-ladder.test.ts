@@ -109,6 +109,23 @@ describe('compress-code ladder on a small file', () => {
   });
 });
 
+describe('doc comments inside kept TypeScript shapes', () => {
+  const doc = (what: string) =>
+    `    /**\n     * The ${what} a client advertises to the server it connects to.\n     *\n     * It is sent once, in the initialize request, and never again.\n     * Servers read it to decide which requests they may send back.\n     *\n     * @example\n     * \`\`\`ts\n     * new Client({ name: 'x', version: '1.0.0' }, { ${what}: {} });\n     * \`\`\`\n     */`;
+  const code = `export type ClientOptions = {\n${doc('capabilities')}\n    capabilities?: Capabilities;\n${doc('validator')}\n    validator?: Validator;\n};\n\nexport declare enum Mode {\n${doc('mode')}\n    Form = "form",\n    Url = "url"\n}\n`;
+
+  it('are cut to their first sentence at balanced, dropped at outline, kept whole at detailed, like a class member\'s', () => {
+    const at = (fidelity: 'outline' | 'balanced' | 'detailed') => compressCode({ code, filename: 'client.d.ts', fidelity }).skeleton;
+    for (const fidelity of ['outline', 'balanced', 'detailed'] as const) {
+      for (const line of ['export type ClientOptions = {', '    capabilities?: Capabilities;', '    validator?: Validator;', '    Form = "form",']) expect(at(fidelity), fidelity).toContain(line);
+    }
+    expect(at('balanced')).toContain('The capabilities a client advertises to the server it connects to.');
+    expect(at('balanced')).not.toContain('@example');
+    expect(at('outline')).not.toContain('The capabilities a client advertises');
+    expect(at('detailed')).toContain('@example');
+  });
+});
+
 describe('structural compression of tiny inputs', () => {
   const fn = 'def add(a, b):\n    return a + b\n';
 
