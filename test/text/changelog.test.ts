@@ -51,6 +51,10 @@ describe('changelogs in plain mode', () => {
     const spec = ['# Spec', ...[1, 2, 3, 4].flatMap((s) => [`## ${s}.1 Overview`, 'Some text here.', `## ${s}.2 Setup`, 'More text.'])].join('\n\n');
     expect(ranks(spec)).toBeNull();
     expect(ranks('# Guide\n\n## 1.2.3\n\ntext\n\n## Usage\n\ntext\n\n## API\n\ntext\n\n## FAQ\n\ntext')).toBeNull();
+    // A README that ends with a short changelog is read for its usage first.
+    const usage = Array.from({ length: 12 }, (_, i) => `## Option ${i}\n\nSets the widget's option number ${i} to the value the caller passes in.`).join('\n\n');
+    const readme = `# tree-kill\n\n${usage}\n\n# Changelog\n\n## [1.2.2] - 2019-12-11\n\nFixed.\n\n## [1.2.1] - 2018-11-05\n\nFixed.\n\n## [1.2.0] - 2017-09-19\n\nAdded.`;
+    expect(ranks(readme)).toBeNull();
   });
 
   it('reads the usual release headings and the file order', () => {
@@ -59,6 +63,7 @@ describe('changelogs in plain mode', () => {
       '## domino 2.1.6 (16 Jul 2020)',
       '## v1.3 - 2025-09-29',
       '## 2024-01-15',
+      '## **6.17.1**',
     ];
     for (const head of styles) {
       const text = ['## Unreleased', 'Nothing yet.', `${head}`, 'Fixed a thing.', '## 0.1.0', 'First.', '## 0.0.9', 'Zeroth.'].join('\n\n');
@@ -71,6 +76,11 @@ describe('changelogs in plain mode', () => {
     }
     const setext = ['4.17.1 / 2019-05-25', '==================', '', '  * Revert a change', '', '4.17.0 / 2019-05-16', '===', '', '  * Add a thing', '', '4.16.4 / 2018-10-10', '===', '', '  * Fix'].join('\n');
     expect(ranks(setext)).not.toBeNull();
+    // standard-version: patch releases at ###, beside their own ### Bug Fixes; minor releases at ##.
+    const sv = ['# Changelog', '### [1.1.1](https://x.io/c) (2020-11-26)', '### Bug Fixes', '* fix one', '## [1.1.0](https://x.io/c) (2020-11-21)', '### Features', '* feature', '### [1.0.2](https://x.io/c) (2020-06-12)', '### Bug Fixes', '* fix two'].join('\n\n');
+    const svRanks = ranks(sv)!;
+    const svUnits = buildUnits(sv, parseBlocks(sv));
+    expect(['* fix one', '* feature', '* fix two'].map((t) => svRanks[svUnits.findIndex((u) => sv.slice(u.start, u.end).startsWith(t.slice(2)))])).toEqual([0, 1, 2]);
     const oldestFirst = ['## 1.0.0', 'a', '## 1.1.0', 'b', '## 2.0.0', 'c'].join('\n\n');
     const r = ranks(oldestFirst)!;
     const units = buildUnits(oldestFirst, parseBlocks(oldestFirst));

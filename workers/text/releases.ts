@@ -14,11 +14,12 @@ const VERSION = /^(?:[\w@/.-]+\s+)?(v(?:ersion)?\s*)?(\d+(?:\.\d+){1,3})(?:[-+][
 const DATE_ONLY = /^\W*(?:-|–|—|\/)?\W*(?:\d{4}-\d{2}-\d{2}|\d{1,2} \w+ \d{4}|\w+ \d{1,2},? \d{4})?\W*$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})\b/;
 const UNRELEASED = /^(?:[\w@/.-]+\s+)?(?:unreleased|x\.x\.x|upcoming)\b/i;
-/** Release headings at one level: at least this many, and at least half of that level's headings. */
+/** A changelog has at least this many release headings. */
 const MIN_RELEASES = 3;
 
 /** A release's sort key (version parts or date parts; unreleased sorts above all), or null. */
-function releaseKey(name: string): number[] | null {
+function releaseKey(heading: string): number[] | null {
+  const name = heading.replace(/[*_`]/g, ''); // `## **6.17.1**` (qs)
   if (UNRELEASED.test(name)) return [Infinity];
   const date = ISO_DATE.exec(name);
   if (date) return [Number(date[1]), Number(date[2]), Number(date[3])];
@@ -39,36 +40,45 @@ function compareKeys(a: number[], b: number[]): number {
 
 /**
  * Each unit's release rank (0 = newest release, counting in the changelog's own order, newest-first
- * or oldest-first), or -1 outside every release section; null when the text is not a changelog.
+ * or oldest-first), or -1 outside every release section; null when the text is not a changelog:
+ * fewer than MIN_RELEASES release headings, or release sections holding less than half of the text
+ * (a README that ends with a short changelog, tree-kill's, is read for its usage first). A unit
+ * belongs to the last release heading before it, until a heading above every release's level:
+ * standard-version puts patch releases at `###`, beside their own `### Bug Fixes`, and minor ones
+ * at `##`.
  */
 export function releaseRanks(text: string, blocks: readonly Block[], units: readonly Unit[]): Int32Array | null {
-  const byLevel = new Map<number, { headings: number; releases: { block: number; key: number[] }[] }>();
+  const releases: { block: number; key: number[] }[] = [];
+  let top = 7;
   for (let b = 0; b < blocks.length; b++) {
     const blk = blocks[b]!;
     if (blk.kind !== 'heading') continue;
-    let level = byLevel.get(blk.level);
-    if (!level) byLevel.set(blk.level, (level = { headings: 0, releases: [] }));
-    level.headings++;
     const key = releaseKey(headingName(text.slice(blk.start, blk.end)));
-    if (key) level.releases.push({ block: b, key });
+    if (!key) continue;
+    releases.push({ block: b, key });
+    top = Math.min(top, blk.level);
   }
-  let best: { headings: number; releases: { block: number; key: number[] }[] } | undefined;
-  for (const level of byLevel.values()) if (!best || level.releases.length > best.releases.length) best = level;
-  if (!best || best.releases.length < MIN_RELEASES || best.releases.length * 2 < best.headings) return null;
-  const rels = best.releases;
+  if (releases.length < MIN_RELEASES) return null;
   // Newest first unless the first release sorts below the last (an unreleased section sorts above all).
-  const oldestFirst = compareKeys(rels[0]!.key, rels[rels.length - 1]!.key) < 0;
+  const oldestFirst = compareKeys(releases[0]!.key, releases[releases.length - 1]!.key) < 0;
   const rankOf = new Map<number, number>();
-  rels.forEach((r, i) => rankOf.set(r.block, oldestFirst ? rels.length - 1 - i : i));
+  releases.forEach((r, i) => rankOf.set(r.block, oldestFirst ? releases.length - 1 - i : i));
   const ranks = new Int32Array(units.length).fill(-1);
+  let current = -1;
+  let inReleases = 0;
+  let all = 0;
   for (let i = 0; i < units.length; i++) {
-    for (const h of blocks[units[i]!.block]!.headings) {
-      const r = rankOf.get(h);
-      if (r !== undefined) {
-        ranks[i] = r;
-        break;
-      }
+    const u = units[i]!;
+    const blk = blocks[u.block]!;
+    if (u.kind === 'heading') {
+      const r = rankOf.get(u.block);
+      if (r !== undefined) current = r;
+      else if (blk.level < top) current = -1;
     }
+    ranks[i] = current;
+    const len = u.end - u.start;
+    all += len;
+    if (current >= 0) inReleases += len;
   }
-  return ranks;
+  return inReleases * 2 >= all ? ranks : null;
 }
