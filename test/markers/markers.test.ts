@@ -90,6 +90,39 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
     });
   }
 
+  it('terminal output: the answer has no escape sequences, and ids expand to the bytes sent, escapes included', async () => {
+    const text = Array.from({ length: 240 }, (_, i) =>
+      i % 40 === 7
+        ? `\x1b[31m\u2717\x1b[39m test/area${i}.test.ts \x1b[2m(${i} tests | 1 failed)\x1b[22m \x1b[1mAssertionError\x1b[22m: expected ${i} to be ${i + 1}`
+        : `\x1b[32m\u2713\x1b[39m test/area${i}.test.ts \x1b[2m(${(i * 7) % 30} tests)\x1b[22m\x1b[33m ${(i * 37) % 900}ms\x1b[39m`,
+    ).join('\n');
+    const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
+    const res = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity: 'balanced' } });
+    expect(res.status, res.text.slice(0, 200)).toBe(200);
+    const out: string = res.json.compressed_text;
+    expect(out).not.toContain('\x1b');
+    expect(res.json.original_tokens).toBe(countTokens(text));
+    expect(res.json.compressed_tokens).toBeLessThan(countTokens(plain) * 0.25);
+    const markers = markersOf(out);
+    expect(markers.length).toBeGreaterThan(0);
+    const ex = await expand({ ids: markers.map((m) => m.id) });
+    expect(ex.status, ex.text.slice(0, 300)).toBe(200);
+    const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
+    let from = 0;
+    for (const m of markers) {
+      const hidden = expansions.get(m.id)!;
+      expect(hidden).toContain('\x1b[');
+      const at = text.indexOf(hidden, from);
+      expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
+      from = at + hidden.length;
+    }
+    // Output and expansions give back the text as sent, once its escapes are set aside.
+    expect(rebuilds(plain, out, new Map([...expansions].map(([id, t]) => [id, t.replace(/\x1b\[[0-9;]*m/g, '')])))).toBe(true);
+    // raw is the source, escapes and all.
+    const raw = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity: 'raw' } });
+    expect(raw.json.compressed_text).toBe(text);
+  });
+
   it('a single id answers the same text; ids may carry the marker\'s "#"', async () => {
     const out = (await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text: sampleDocument(), fidelity: 'outline' } })).json.compressed_text;
     const [m] = markersOf(out);

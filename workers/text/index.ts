@@ -17,7 +17,8 @@ import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
-import { REF_PLACEHOLDER, type MarkerLayout } from './markers.js';
+import { REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
+import { withoutAnsi, type Unescaped } from '../shared/ansi.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
 import { MODEL_CONTEXT_WINDOWS, contextWindowFor, recommendForTokens } from './recommend.js';
@@ -182,6 +183,16 @@ function recencyBonus(priority: Float64Array, releases: Int32Array, cost: Int32A
   for (let i = 0; i < releases.length; i++) if (releases[i]! >= 0) priority[i] = priority[i]! + bonus[releases[i]!]!;
 }
 
+/**
+ * A compression of the text without its terminal escapes, told in the terms of the text as sent: its
+ * tokens, and marker spans as offsets into it (what the store keeps and ids expand, escapes included).
+ */
+function asSent(r: CompressTextResult, sent: string, u: Unescaped, tokenizer: TokenizerName): CompressTextResult {
+  const out: CompressTextResult = { ...r, ...tokenStats(fastCount(sent, tokenizer), r.compressed_tokens) };
+  if (r.markers) out.markers = { ref: r.markers.ref, textHash: textHashOf(sent), spans: r.markers.spans.map(u.originalOffset) };
+  return out;
+}
+
 function result(
   text: string,
   original: number,
@@ -215,6 +226,9 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     const t = fastCount(text, tokenizer);
     return result(text, t, t, input.fidelity, mode, tokenizer, 0, 0);
   }
+  // Terminal output: the escapes cost tokens and show nothing; the text without them is compressed.
+  const unescaped = withoutAnsi(text);
+  if (unescaped) return asSent(await compressText({ ...input, text: unescaped.text }, options), text, unescaped, tokenizer);
   const a = analyse(text, tokenizer);
   const ref = input.markerIds ? REF_PLACEHOLDER : null;
   const original = a.total;

@@ -1,6 +1,7 @@
 // filter_cli_output: what an agent needs from a test runner's, compiler's or package manager's output
 // is its failures, errors and summary. Lines are kept verbatim or folded whole; each run of folded
 // lines becomes one marker that counts what it hides (passed tests, progress, library stack frames).
+import { ANSI } from '../shared/ansi.js';
 
 export type CliTool = 'vitest' | 'jest' | 'pytest' | 'cargo' | 'go' | 'tsc' | 'npm' | 'generic';
 
@@ -24,7 +25,6 @@ export interface CliFilterResult {
   folded: { passed: number; progress: number; frames: number; other: number };
 }
 
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)/g;
 
 /** A passing test, one per line, in the formats of the common runners. */
 const PASSED = [

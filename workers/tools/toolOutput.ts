@@ -1,6 +1,7 @@
 // compress_tool_output: a pure, linear-time pass over command/tool output (logs, compiler and test
 // output, stack traces). Lines are kept verbatim or dropped whole, never rewritten; identifiers of
 // dropped lines are listed verbatim in the markers that replace them, so no identifier is lost.
+import { ANSI } from '../shared/ansi.js';
 
 export interface ToolOutputOptions {
   /** When more lines than this remain after collapsing, plain lines are elided (head, tail and context kept). */
@@ -25,7 +26,6 @@ export interface ToolOutputResult {
   unchanged: boolean;
 }
 
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)/g;
 const URL_RE = /\bhttps?:\/\/[^\s"'<>`)\]]+/g;
 const UUID_RE = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 const PATH_RE = /(?:[A-Za-z]:\\|~?\/|\.{1,2}\/)?(?:[\w@.+-]+[/\\])+[\w@.+-]*[\w@+-](?::\d+){0,2}/g;
