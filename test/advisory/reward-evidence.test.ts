@@ -76,6 +76,16 @@ describe(`reward and evidence (${DB_KIND})`, () => {
     // A short text fits its budget: everything kept, and said so.
     const small = await ok(pro, 'explain_compression_decision', { text: 'One short line.', fidelity: 'detailed' });
     expect(small.all_kept).toBe('fits_budget');
+    // Terminal output is explained as the engine reads it, without its escapes: each unit's text is
+    // what its offset points at there (the escapes shifted them when the sent text was sliced).
+    const coloured = DOC.split('\n').map((l) => (l.trim() ? `\x1b[36m${l}\x1b[0m` : l)).join('\n');
+    const c = await ok(pro, 'explain_compression_decision', { text: coloured, fidelity: 'outline', max_units_per_section: 50, include_compressed_text: true });
+    const cUnits = c.sections.flatMap((s: { units: { text: string; kept: boolean }[] }) => s.units);
+    expect(c.sections.map((s: { section: string }) => s.section)).toEqual(['Install', 'Configuration', 'History']);
+    for (const u of cUnits) {
+      expect(u.text).not.toContain('\x1b');
+      if (u.kept) expect(c.compressed_text).toContain(u.text);
+    }
 
     await fails(pro, 'explain_compression_decision', { text: '' }, 'validation_error');
     await fails(pro, 'explain_compression_decision', { text: DOC, fidelity: 'tiny' }, 'validation_error');

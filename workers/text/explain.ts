@@ -80,7 +80,7 @@ export async function explainCompression(input: ExplainInput, options: CompressT
       .map((i) => ({
         unit: i,
         kind: t.units[i]!.kind,
-        text: cut(input.text.slice(t.units[i]!.start, t.units[i]!.end)),
+        text: cut(t.text.slice(t.units[i]!.start, t.units[i]!.end)),
         char_offset: t.units[i]!.start,
         tokens: t.tokens[i]!,
         kept: t.kept[i] === 1,
@@ -97,7 +97,7 @@ export async function explainCompression(input: ExplainInput, options: CompressT
       .sort((x, y) => x.rank - y.rank)
       .slice(0, input.max_units_per_section);
     return {
-      section: sectionTitle(input.text, t, id, hasHeadings),
+      section: sectionTitle(t.text, t, id, hasHeadings),
       decision,
       units_total: members.length,
       units_kept: kept.length,

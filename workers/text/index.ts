@@ -44,6 +44,8 @@ export interface CompressTextOptions {
 
 /** What the engine decided and why: every unit with its scores and whether it was kept. */
 export interface CompressTrace {
+  /** The text the offsets below refer to: the text sent, without its terminal escapes if it had any. */
+  text: string;
   blocks: Block[];
   units: Unit[];
   tokens: Int32Array;
@@ -239,7 +241,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   let total = 0;
   for (let i = 0; i < n; i++) total += cost[i]!;
   const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
-    options.onTrace?.({ blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
+    options.onTrace?.({ text: a.text, blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
   if (total <= budget || n === 0) {
     trace(a.plain, new Uint8Array(n).fill(1), 'fits_budget');
     return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
