@@ -121,6 +121,18 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
     // raw is the source, escapes and all.
     const raw = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity: 'raw' } });
     expect(raw.json.compressed_text).toBe(text);
+    // The same lines in other colours compress to the same words, under ids of their own that expand
+    // to their own bytes.
+    const recoloured = text.replace(/\x1b\[32m/g, '\x1b[92m');
+    const again = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text: recoloured, fidelity: 'balanced' } });
+    const otherMarkers = markersOf(again.json.compressed_text);
+    expect(again.json.compressed_text.replace(ID_MARKER, '')).toBe(out.replace(ID_MARKER, ''));
+    expect(otherMarkers[0]!.id).not.toBe(markers[0]!.id);
+    const other = await expand({ ids: otherMarkers.map((m) => m.id) });
+    for (const e of other.json.expansions as { text: string }[]) {
+      expect(recoloured).toContain(e.text);
+      expect(e.text).not.toContain('\x1b[32m');
+    }
   });
 
   it('a single id answers the same text; ids may carry the marker\'s "#"', async () => {

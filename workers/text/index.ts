@@ -17,7 +17,7 @@ import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
-import { REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
+import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
 import { withoutAnsi, type Unescaped } from '../shared/ansi.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -188,11 +188,16 @@ function recencyBonus(priority: Float64Array, releases: Int32Array, cost: Int32A
 /**
  * A compression of the text without its terminal escapes, told in the terms of the text as sent: its
  * tokens, and marker spans as offsets into it (what the store keeps and ids expand, escapes included).
+ * The ref is the sent text's too: two texts that differ only in their escapes must not share ids.
  */
 function asSent(r: CompressTextResult, sent: string, u: Unescaped, tokenizer: TokenizerName): CompressTextResult {
-  const out: CompressTextResult = { ...r, ...tokenStats(fastCount(sent, tokenizer), r.compressed_tokens) };
-  if (r.markers) out.markers = { ref: r.markers.ref, textHash: textHashOf(sent), spans: r.markers.spans.map(u.originalOffset) };
-  return out;
+  if (!r.markers) return { ...r, ...tokenStats(fastCount(sent, tokenizer), r.compressed_tokens) };
+  const textHash = textHashOf(sent);
+  const spans = r.markers.spans.map(u.originalOffset);
+  const ref = markerRef(textHash, spans);
+  // Refs are digits of one length, so the new one costs the same tokens (recounted anyway).
+  const text = r.compressed_text.split(`#${r.markers.ref}.`).join(`#${ref}.`);
+  return { ...r, compressed_text: text, ...tokenStats(fastCount(sent, tokenizer), fastCount(text, tokenizer)), markers: { ref, textHash, spans } };
 }
 
 function result(
