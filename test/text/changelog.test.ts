@@ -50,6 +50,8 @@ describe('changelogs in plain mode', () => {
   it('outside a changelog nothing changes: numbered sections are not releases', () => {
     const spec = ['# Spec', ...[1, 2, 3, 4].flatMap((s) => [`## ${s}.1 Overview`, 'Some text here.', `## ${s}.2 Setup`, 'More text.'])].join('\n\n');
     expect(ranks(spec)).toBeNull();
+    const deep = ['# Spec', ...[1, 2, 3, 4].flatMap((s) => [`### 2.${s}.1 Scope`, 'Some text here.', `### 2.${s}.2 Terms`, 'More text.'])].join('\n\n');
+    expect(ranks(deep)).toBeNull();
     expect(ranks('# Guide\n\n## 1.2.3\n\ntext\n\n## Usage\n\ntext\n\n## API\n\ntext\n\n## FAQ\n\ntext')).toBeNull();
     // A README that ends with a short changelog is read for its usage first.
     const usage = Array.from({ length: 12 }, (_, i) => `## Option ${i}\n\nSets the widget's option number ${i} to the value the caller passes in.`).join('\n\n');
@@ -64,6 +66,7 @@ describe('changelogs in plain mode', () => {
       '## v1.3 - 2025-09-29',
       '## 2024-01-15',
       '## **6.17.1**',
+      '## 1.2.3 (Unreleased)',
     ];
     for (const head of styles) {
       const text = ['## Unreleased', 'Nothing yet.', `${head}`, 'Fixed a thing.', '## 0.1.0', 'First.', '## 0.0.9', 'Zeroth.'].join('\n\n');

@@ -7,11 +7,11 @@ import type { Unit } from './units.js';
 
 /**
  * A release heading: an optional package name, then a version (`1.2.3`, `v1.2`, `[0.8.15](…)`,
- * `domino 2.1.6 (16 Jul 2020)`, `4.17.1 / 2019-05-25`) or an ISO date. A two-part version without
- * `v` must stand alone or before a date, so numbered sections (`3.1 Overview`) are not releases.
+ * `domino 2.1.6 (16 Jul 2020)`, `4.17.1 / 2019-05-25`) or an ISO date. A version without `v` must
+ * stand alone or before a date, so numbered sections (`3.1 Overview`, `2.4.1 Scope`) are not releases.
  */
 const VERSION = /^(?:[\w@/.-]+\s+)?(v(?:ersion)?\s*)?(\d+(?:\.\d+){1,3})(?:[-+][\w.]+)?\b(.*)$/i;
-const DATE_ONLY = /^\W*(?:-|–|—|\/)?\W*(?:\d{4}-\d{2}-\d{2}|\d{1,2} \w+ \d{4}|\w+ \d{1,2},? \d{4})?\W*$/;
+const DATE_ONLY = /^\W*(?:-|–|—|\/)?\W*(?:\d{4}-\d{2}-\d{2}|\d{1,2} \w+ \d{4}|\w+ \d{1,2},? \d{4}|unreleased|yanked)?\W*$/i;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})\b/;
 const UNRELEASED = /^(?:[\w@/.-]+\s+)?(?:unreleased|x\.x\.x|upcoming)\b/i;
 /** A changelog has at least this many release headings. */
@@ -26,7 +26,7 @@ function releaseKey(heading: string): number[] | null {
   const m = VERSION.exec(name);
   if (!m) return null;
   const parts = m[2]!.split('.').map(Number);
-  if (parts.length < 3 && !m[1] && !DATE_ONLY.test(m[3]!)) return null;
+  if (!m[1] && !DATE_ONLY.test(m[3]!)) return null;
   return parts;
 }
 
