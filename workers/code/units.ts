@@ -277,13 +277,13 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       for (const holder of holders) {
         const value = holder.childForFieldName('value') ?? holder.childForFieldName('right');
         if (!value) continue;
-        if (declarators.has(holder.type) && value.type === 'object' && holder.childForFieldName('name')?.type === 'identifier' && holdsFunctions(value)) {
-          visitObjectMembers(value, holder.childForFieldName('name')!.text, ctx);
+        const name = holder.childForFieldName('name');
+        if (declarators.has(holder.type) && value.type === 'object' && name?.type === 'identifier' && holdsFunctions(value)) {
+          visitObjectMembers(value, name.text, ctx);
           continue;
         }
         if (declarators.has(holder.type) && functionValues.has(value.type)) {
           const body = value.childForFieldName('body');
-          const name = holder.childForFieldName('name');
           if (name && name.type === 'identifier') {
             unit = addUnit(value, 'function', ctx, body, { name: name.text, container: null }, node);
             if (body) elideBody(unit, body);

@@ -13,23 +13,24 @@ export interface Unescaped {
 /** `text` without ANSI escapes; null when it has none. */
 export function withoutAnsi(text: string): Unescaped | null {
   if (!text.includes('\x1b')) return null;
-  // Removed sequences: where each one stood in the cleaned text, and how long it was.
+  // Removed sequences: where each one stood in the cleaned text, and how many characters had gone by then.
   const at: number[] = [];
   const removedBefore: number[] = []; // characters removed before and including sequence i
+  const pieces: string[] = [];
   let removed = 0;
-  let cleanLength = 0;
   let last = 0;
   ANSI.lastIndex = 0;
   let m: RegExpExecArray | null;
   while ((m = ANSI.exec(text))) {
-    cleanLength += m.index - last;
-    at.push(cleanLength);
+    pieces.push(text.slice(last, m.index));
+    at.push(m.index - removed);
     removed += m[0].length;
     removedBefore.push(removed);
     last = m.index + m[0].length;
   }
   if (!at.length) return null;
-  const clean = text.replace(ANSI, '');
+  pieces.push(text.slice(last));
+  const clean = pieces.join('');
   return {
     text: clean,
     originalOffset: (k) => {

@@ -25,9 +25,8 @@ function releaseKey(heading: string): number[] | null {
   if (date) return [Number(date[1]), Number(date[2]), Number(date[3])];
   const m = VERSION.exec(name);
   if (!m) return null;
-  const parts = m[2]!.split('.').map(Number);
   if (!m[1] && !DATE_ONLY.test(m[3]!)) return null;
-  return parts;
+  return m[2]!.split('.').map(Number);
 }
 
 function compareKeys(a: number[], b: number[]): number {

@@ -134,8 +134,6 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     while (u < units.length && units[u]!.block === b) u++;
     if (first === u) continue;
     const parts: string[] = [];
-    /** Prose: what goes before parts[i] (i >= 1) when they are joined. */
-    const seps: string[] = [''];
     const prose = blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote';
     const fresh = !pending;
     let allKept = true;
@@ -148,18 +146,17 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
         continue;
       }
       if (pending) {
-        if (parts.length) {
-          // A marker inside a block stands where the hidden units stood: on a line of its own when
-          // they began and ended at line breaks (JSON, logs, listings), between spaces in running prose.
-          const hiddenEnd = run.end;
-          seps.push(lineBreakOr(text, keptEnd, run.start));
-          parts.push(close());
-          seps.push(lineBreakOr(text, hiddenEnd, units[k]!.start));
-          parts.push(text.slice(units[k]!.start, units[k]!.end));
+        if (parts.length && prose) {
+          // A marker inside prose stands where the hidden units stood: on a line of its own when they
+          // began and ended at line breaks (JSON, logs, listings), between spaces in running prose.
+          const before = lineBreakOr(text, keptEnd, run.start);
+          const after = lineBreakOr(text, run.end, units[k]!.start);
+          parts[parts.length - 1] += before + close() + after + text.slice(units[k]!.start, units[k]!.end);
           keptEnd = units[k]!.end;
           continue;
         }
-        flushStandalone();
+        if (parts.length) parts.push(close());
+        else flushStandalone();
       } else if (parts.length && prose) {
         // Next to the kept unit before it: the original text between them (a line break and its
         // indentation in JSON, logs and wrapped prose), not a space, so the lines keep their layout.
@@ -177,10 +174,7 @@ export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: Re
     }
     let rendered: string;
     if (allKept) rendered = text.slice(blk.start, blk.end);
-    else if (prose) {
-      rendered = blk.prefix + parts[0]!;
-      for (let i = 1; i < parts.length; i++) rendered += (seps[i] ?? ' ') + parts[i]!;
-    }
+    else if (prose) rendered = blk.prefix + parts.join(' ');
     else if (blk.kind === 'code' && blk.closeLine >= 0 && !kept[u - 1]) {
       // Summarised fenced code: the last chunk (which holds the closing fence) was dropped, so close it.
       const close = blk.lines[blk.closeLine]!;

@@ -25,7 +25,6 @@ export interface CliFilterResult {
   folded: { passed: number; progress: number; frames: number; other: number };
 }
 
-
 /** A passing test, one per line, in the formats of the common runners. */
 const PASSED = [
   /^\s*(?:✓|✔|√)\s/, // vitest, jest, mocha
