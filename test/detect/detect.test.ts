@@ -88,7 +88,7 @@ describe('clean compressions', () => {
   });
 
   it('ignores every elision marker spelling and markdown decoration', async () => {
-    const c = `## Installation\n\n[… 3 sentences, 212 tokens]\n\n- The server listens on port 8080 by default. [… 1 heading, 2 sentences, 1 row, 4 code lines, 1 block, 99 tokens] You must not run the server as root.\n\n[... 2 sentences]\n\n[…]\n\n| maxConnections | 100 | 1000 |`;
+    const c = `## Installation\n\n[… 3 sentences, 212 tokens]\n\n- The server listens on port 8080 by default. [… 1 heading, 2 sentences, 1 row, 4 code lines, 1 block, 99 tokens] You must not run the server as root.\n\n[... 2 sentences]\n\n[…]\n\n[… 2 keys, 40 tokens]\n\n[… 8 items (disable, enable, …): 1635 tokens #482913650271.4]\n\n| maxConnections | 100 | 1000 |`;
     const r = await detect(c, { check_blind_spots: false });
     expect(r.issues).toEqual([]);
     expect(r.quality_score).toBe(1);

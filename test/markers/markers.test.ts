@@ -28,6 +28,8 @@ const DOCS: Record<string, () => string> = {
   architecture: () => read('docs/architecture.md'),
   // A title with its badges on the same line: the badges are a unit of their own.
   'css-select': () => read('node_modules/css-select/README.md'),
+  // JSON: markers stand for whole values (members named by key, records by their name field).
+  'devtools-protocol JSON': () => read('node_modules/devtools-protocol/json/js_protocol.json'),
 };
 
 interface Marker { raw: string; names: string | undefined; tokens: number; id: string }
@@ -250,7 +252,8 @@ describe(`navigable markers over MCP (${DB_KIND})`, () => {
 describe('engine: ids are priced like the text they stand in for', () => {
   it('with ids, no marker hides fewer tokens than it costs, and every span is the hidden text', async () => {
     let seen = 0;
-    for (const text of [DOCS.postgres!(), DOCS.piscina!(), 'One short line. '.repeat(3), DOCS.sample!()]) {
+    const log = Array.from({ length: 200 }, (_, i) => JSON.stringify({ ts: i, level: i % 23 ? 'info' : 'error', msg: `job ${9000 + i} done in ${(i * 13) % 500} ms` })).join('\n');
+    for (const text of [DOCS.postgres!(), DOCS.piscina!(), 'One short line. '.repeat(3), DOCS.sample!(), DOCS['devtools-protocol JSON']!(), log]) {
       for (const fidelity of LEVELS) {
         const r = await compressText({ text, fidelity, markerIds: true });
         const markers = markersOf(r.compressed_text);

@@ -25,7 +25,7 @@ export interface Segment {
  * workers/text/render.ts elisionMarker), the older `[… 3 sentences, 212 tokens]`, the ASCII spelling
  * `[... 3 sentences]` and a bare `[…]` / `[...]`.
  */
-const COUNTED = /\[(?:…|\.\.\.)(?:\s+\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?)(?:,\s*\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|words?|chars?|characters?))*)?\s*(?:omitted|elided|dropped)?\s*\]/;
+const COUNTED = /\[(?:…|\.\.\.)(?:\s+\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|keys?|words?|chars?|characters?)(?:,\s*\d[\d,]*\s+(?:headings?|sentences?|rows?|code lines?|blocks?|tokens?|lines?|paragraphs?|items?|keys?|words?|chars?|characters?))*)?\s*(?:omitted|elided|dropped)?\s*\]/;
 const NAMED = /\[…\s+(?:[^\]\n:]{1,200}:\s+)?\d[\d,]*\s+tokens?(?:\s+#\d+\.\d+)?\]/;
 export const ELISION = new RegExp(`${COUNTED.source}|${NAMED.source}`, 'g');
 

@@ -7,6 +7,7 @@ import { tokenStats, type TokenStats } from '../shared/stats.js';
 import { parseBlocks } from '../shared/markdown.js';
 import type { Block } from '../shared/markdown.js';
 import { buildUnits } from './units.js';
+import { jsonUnits } from './json.js';
 import type { Unit } from './units.js';
 import { terms, Vocabulary } from './terms.js';
 import { similarityGraph } from './graph.js';
@@ -19,6 +20,7 @@ import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
 import { withoutAnsi, type Unescaped } from '../shared/ansi.js';
+import { ALERT } from '../shared/alerts.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
 import { MODEL_CONTEXT_WINDOWS, contextWindowFor, recommendForTokens } from './recommend.js';
@@ -104,6 +106,12 @@ const LEAD_SHARE = 0.15;
  */
 const RECENCY_BONUS = 2;
 const RECENCY_SHARE = 0.6;
+/**
+ * Plain mode, JSON: a record that reports an error, failure or warning (shared/alerts.ts) gains
+ * ALERT_BONUS. In a JSON log the error entries are near-copies of each other, so without it the
+ * detail and diversity terms kept the first and passed over the rest for routine entries.
+ */
+const ALERT_BONUS = 2;
 const MAX_FIX_ROUNDS = 8;
 const AIM_ROUNDS = 4;
 
@@ -135,10 +143,15 @@ interface Analysis extends Skeleton {
 }
 
 function analyse(text: string, tokenizer: TokenizerName): Analysis {
-  const blocks = parseBlocks(text);
-  const units = buildUnits(text, blocks);
+  const json = jsonUnits(text);
+  const blocks = json ? json.blocks : parseBlocks(text);
+  const units = json ? json.units : buildUnits(text, blocks);
   const n = units.length;
-  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer);
+  // JSON markers count the tokens of whatever span they hide, structure included: from piece offsets.
+  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer, json?.layout.pieces);
+  // A unit inside one pre-tokenizer piece that began before it (`[[[[…` of a deeply nested JSON
+  // value) was attributed nothing: it is counted on its own, or it would be hidden as free.
+  for (let i = 0; i < units.length; i++) if (tokens[i] === 0 && units[i]!.end > units[i]!.start) tokens[i] = fastCount(text.slice(units[i]!.start, units[i]!.end), tokenizer);
   const vocab = new Vocabulary();
   const unitTerms: number[][] = new Array(n);
   for (let i = 0; i < n; i++) unitTerms[i] = vocab.encodeSpan(text, units[i]!.start, units[i]!.end);
@@ -161,7 +174,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts };
+  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts, json: json?.layout ?? null };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -183,6 +196,14 @@ function recencyBonus(priority: Float64Array, releases: Int32Array, cost: Int32A
     before += releaseTokens[r] ?? 0;
   }
   for (let i = 0; i < releases.length; i++) if (releases[i]! >= 0) priority[i] = priority[i]! + bonus[releases[i]!]!;
+}
+
+/** Adds ALERT_BONUS to the priority of every JSON record that reports an error or warning, in place. */
+function alertBonus(priority: Float64Array, text: string, units: Unit[]): void {
+  for (let i = 0; i < units.length; i++) {
+    const u = units[i]!;
+    if (u.kind === 'value' && ALERT.test(text.slice(u.start, u.end))) priority[i] = priority[i]! + ALERT_BONUS;
+  }
 }
 
 /**
@@ -267,6 +288,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
     const releases = releaseRanks(text, a.blocks, a.units);
     if (releases) recencyBonus(priority, releases, cost, budget);
+    if (a.json) alertBonus(priority, text, a.units);
   }
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);

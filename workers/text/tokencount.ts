@@ -186,11 +186,34 @@ export interface SpanCounts {
   gaps: Int32Array;
 }
 
+/** Where each pre-tokenizer piece starts, and the tokens of the text up to its end (tokensBetween). */
+export interface PieceOffsets {
+  starts: number[];
+  through: number[];
+}
+
+/** Tokens of the pieces that start in [start, end): a span's count, exact up to the pieces it cuts. */
+export function tokensBetween(p: PieceOffsets, start: number, end: number): number {
+  const before = (offset: number) => {
+    // The last piece starting before `offset`, by binary search.
+    let lo = 0;
+    let hi = p.starts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (p.starts[mid]! < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo === 0 ? 0 : p.through[lo - 1]!;
+  };
+  return before(end) - before(start);
+}
+
 /**
  * Exact total for `text` plus tokens attributed to each span (spans sorted and disjoint): a piece
- * belongs to the span holding its first non-space character; pieces in gaps belong to none.
+ * belongs to the span holding its first non-space character; pieces in gaps belong to none. With
+ * `pieces`, every piece's offset and running total are recorded (tokensBetween).
  */
-export function countSpans(text: string, spans: readonly { start: number; end: number }[], tokenizer: TokenizerName): SpanCounts {
+export function countSpans(text: string, spans: readonly { start: number; end: number }[], tokenizer: TokenizerName, pieces?: PieceOffsets): SpanCounts {
   const memo = memoOf(tokenizer);
   const perSpan = new Int32Array(spans.length);
   const gaps = new Int32Array(spans.length);
@@ -201,6 +224,10 @@ export function countSpans(text: string, spans: readonly { start: number; end: n
     const e = pieceEnd(text, p, tokenizer);
     const c = memo.get(text, p, e);
     total += c;
+    if (pieces) {
+      pieces.starts.push(p);
+      pieces.through.push(total);
+    }
     let at = p;
     let ch: number;
     while (at < e - 1 && ((ch = text.charCodeAt(at)) === 32 || ch === 10)) at++;

@@ -11,7 +11,8 @@ const isBlank = (text: string, l: { start: number; end: number }) => text.slice(
 /** A "heading" of more words than this is prose (a README flattened to one "# ..." line). */
 export const LONG_HEADING_WORDS = 25;
 
-export type UnitKind = 'heading' | 'sentence' | 'table-head' | 'row' | 'code-head' | 'code-body' | 'code' | 'html';
+/** `value`: one or more sibling values of a JSON document (json.ts). */
+export type UnitKind = 'heading' | 'sentence' | 'table-head' | 'row' | 'code-head' | 'code-body' | 'code' | 'html' | 'value';
 
 export interface Unit {
   kind: UnitKind;

@@ -2,6 +2,7 @@
 // output, stack traces). Lines are kept verbatim or dropped whole, never rewritten; identifiers of
 // dropped lines are listed verbatim in the markers that replace them, so no identifier is lost.
 import { ANSI } from '../shared/ansi.js';
+import { ALERT } from '../shared/alerts.js';
 
 export interface ToolOutputOptions {
   /** When more lines than this remain after collapsing, plain lines are elided (head, tail and context kept). */
@@ -36,7 +37,6 @@ const HEX12 = /[0-9a-f]{12}/;
 const UPPER = /[A-Z]/;
 const SHA_RE = /\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{12,40}\b/g;
 
-const IMPORTANT = /\b(?:error|errors|err!|fatal|panic(?:ked)?|exception|traceback|fail(?:ed|ure|ing)?|warn(?:ing)?s?|assert(?:ion)?|denied|refused|cannot|can't|unable|undefined reference|segmentation fault|timed? ?out)\b|^\s*(?:E|W|F)\s|✗|✖|×/i;
 const STACK_FRAME = /^\s+at\s|^\s*File ".+", line \d+|^\s+\S+\.(?:java|kt|scala):\d+\)|^\s*#\d+\s+0x[0-9a-f]+|^\s*\d+:\s+0x[0-9a-f]+|^\s+--> |^\s*Caused by:|^\s*\.\.\. \d+ more/;
 const PROGRESS = /^\s*(?:[[(]?[=#>\-.\s█▓▒░■□]*[\])]?\s*)?\d{1,3}(?:\.\d+)?\s?%|^[\s⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏|/\\-]+$/;
 
@@ -143,7 +143,7 @@ export function compressToolOutput(input: string, options: ToolOutputOptions = {
 
   // Per-line facts, computed once: importance (errors, warnings, stack frames) and the shape.
   const importantAt = new Uint8Array(lines.length);
-  for (let k = 0; k < lines.length; k++) importantAt[k] = lines[k]!.trim() !== '' && (IMPORTANT.test(lines[k]!) || STACK_FRAME.test(lines[k]!)) ? 1 : 0;
+  for (let k = 0; k < lines.length; k++) importantAt[k] = lines[k]!.trim() !== '' && (ALERT.test(lines[k]!) || STACK_FRAME.test(lines[k]!)) ? 1 : 0;
   const shapes: (string | undefined)[] = new Array(lines.length);
   const shapeAt = (k: number) => (shapes[k] ??= shapeOf(lines[k]!));
   const wordCache: (string[] | undefined)[] = new Array(lines.length);

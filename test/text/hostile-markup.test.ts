@@ -1,0 +1,44 @@
+// Link and tag patterns run over whole units, and a unit can be long (a fenced code line, an HTML
+// block, a deeply nested JSON value). Each pattern once scanned from every `[`, `<` or `](` to the
+// end of the unit: 60,000 `[` in a code block took 4 s of a worker, `[a](` repeated 20,000 times 6.6 s.
+// Held by the growth of the cost with the length (same run, best of three), never by a time.
+import { describe, expect, it } from 'vitest';
+import { density } from '../../workers/text/score.js';
+import { linksOnly } from '../../workers/text/links.js';
+import { unitDetails } from '../../workers/text/details.js';
+
+const best = (f: () => unknown) => {
+  let ms = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    f();
+    ms = Math.min(ms, performance.now() - t0);
+  }
+  return Math.max(0.5, ms);
+};
+
+const PATTERNS: Record<string, (n: number) => string> = {
+  'open brackets': (n) => '['.repeat(n),
+  'open angles': (n) => '<'.repeat(n),
+  'unclosed links': (n) => '[a]('.repeat(n / 4),
+  'unclosed targets': (n) => '](x'.repeat(n / 3),
+};
+
+const SCANS: Record<string, (s: string) => unknown> = {
+  density: (s) => density(s),
+  linksOnly: (s) => linksOnly(`x ${s}`),
+  unitDetails: (s) => unitDetails(s, [{ kind: 'code', block: 0, start: 0, end: s.length, indexInBlock: 0, requires: [], lineCount: 1 }]),
+};
+
+describe('link and tag scans are linear in the unit length', () => {
+  for (const [pattern, make] of Object.entries(PATTERNS)) {
+    it(`${pattern}: 8x the length costs far less than 64x the time`, () => {
+      const small = make(10_000);
+      const large = make(80_000);
+      for (const [name, scan] of Object.entries(SCANS)) {
+        // About 8x when linear, 64x when quadratic.
+        expect(best(() => scan(large)) / best(() => scan(small)), `${name}`).toBeLessThan(24);
+      }
+    });
+  }
+});
