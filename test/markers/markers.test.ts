@@ -30,6 +30,8 @@ const DOCS: Record<string, () => string> = {
   'css-select': () => read('node_modules/css-select/README.md'),
   // JSON: markers stand for whole values (members named by key, records by their name field).
   'devtools-protocol JSON': () => read('node_modules/devtools-protocol/json/js_protocol.json'),
+  // YAML: values by indentation, markers named by the keys they hide.
+  'GitHub workflow YAML': () => read('node_modules/@fastify/ajv-compiler/node_modules/fast-uri/.github/workflows/ci.yml'),
 };
 
 interface Marker { raw: string; names: string | undefined; tokens: number; id: string }

@@ -8,6 +8,7 @@ import { parseBlocks } from '../shared/markdown.js';
 import type { Block } from '../shared/markdown.js';
 import { buildUnits } from './units.js';
 import { jsonUnits } from './json.js';
+import { yamlUnits } from './yaml.js';
 import type { Unit } from './units.js';
 import { terms, Vocabulary } from './terms.js';
 import { similarityGraph } from './graph.js';
@@ -143,12 +144,13 @@ interface Analysis extends Skeleton {
 }
 
 function analyse(text: string, tokenizer: TokenizerName): Analysis {
-  const json = jsonUnits(text);
-  const blocks = json ? json.blocks : parseBlocks(text);
-  const units = json ? json.units : buildUnits(text, blocks);
+  // Structured text is cut into whole values (tree.ts), anything else into Markdown blocks and sentences.
+  const tree = jsonUnits(text) ?? yamlUnits(text);
+  const blocks = tree ? tree.blocks : parseBlocks(text);
+  const units = tree ? tree.units : buildUnits(text, blocks);
   const n = units.length;
-  // JSON markers count the tokens of whatever span they hide, structure included: from piece offsets.
-  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer, json?.layout.pieces);
+  // Tree markers count the tokens of whatever span they hide, structure included: from piece offsets.
+  const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer, tree?.layout.pieces);
   // A unit inside one pre-tokenizer piece that began before it (`[[[[…` of a deeply nested JSON
   // value) was attributed nothing: it is counted on its own, or it would be hidden as free.
   for (let i = 0; i < units.length; i++) if (tokens[i] === 0 && units[i]!.end > units[i]!.start) tokens[i] = fastCount(text.slice(units[i]!.start, units[i]!.end), tokenizer);
@@ -174,7 +176,7 @@ function analyse(text: string, tokenizer: TokenizerName): Analysis {
     }
     return [...d];
   });
-  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts, json: json?.layout ?? null };
+  return { text, total, blocks, units, tokens, gaps, unitTerms, vocab, graph, plain, deps, section, parts, tree: tree?.layout ?? null };
 }
 
 /** Mildly favour compact units so one long sentence does not eat a small budget. */
@@ -288,7 +290,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
     const releases = releaseRanks(text, a.blocks, a.units);
     if (releases) recencyBonus(priority, releases, cost, budget);
-    if (a.json) alertBonus(priority, text, a.units);
+    if (a.tree?.format === 'json') alertBonus(priority, text, a.units);
   }
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);

@@ -1,56 +1,10 @@
 // JSON (and JSON Lines) sent to the text engine: units are whole values, never pieces of two.
 // Cut as prose, a pretty-printed array of records came back as one record's opening fields, a marker,
 // and another record's closing sentence, read as one record (issue 23's outside inputs).
-import type { Block } from '../shared/markdown.js';
-import { splitSentences } from './sentences.js';
-import type { PieceOffsets } from './tokencount.js';
-import type { Unit } from './units.js';
+import { treeUnits, type TreeChild, type TreeSource, type TreeUnits } from './tree.js';
 
-/** A run of siblings up to this many characters is one unit (a record of a typical API listing). */
-export const JSON_UNIT_CHARS = 600;
-/** Containers are opened this many levels deep at most; deeper ones are kept or hidden whole. */
-export const MAX_JSON_DEPTH = 8;
-/** A record's first value names it in markers (`"name": "getStackTrace"`) when it is at most this long. */
+/** A record is named in markers by a value of at most this many characters (jsonLabel). */
 const MAX_LABEL_CHARS = 40;
-
-/** One value of a container: an array element, or an object member (its span starts at the key). */
-export interface JsonChild {
-  start: number;
-  end: number;
-  /** The member's key (objects only). */
-  key: string | null;
-  /** Where the value itself starts (after `"key":`). */
-  valueStart: number;
-}
-
-/**
- * A value the units are cut inside: an array or object whose parts are units or opened values of
- * their own, or a long string whose parts are its sentences (a log message, a description).
- */
-export interface JsonContainer {
-  start: number;
-  end: number;
-  kind: 'array' | 'object' | 'string';
-  /** Its key when it is an object member. */
-  key: string | null;
-  /** Its label when it is a record of an array (jsonLabel). */
-  label: string | null;
-  /** Units and opened values in document order: a unit as its index, an opened value as an object. */
-  parts: (number | JsonContainer)[];
-}
-
-/** What units, markers and rendering need of a JSON document. */
-export interface JsonLayout {
-  root: JsonContainer;
-  /** Per unit: how many of its container's children (or sentences) it holds. */
-  items: Int32Array;
-  /** Per unit: the array elements or object members it holds (none for a string's sentence). */
-  members: JsonChild[][];
-  /** Per unit: the kind of value it is a part of (what its markers count). */
-  kinds: JsonContainer['kind'][];
-  /** The text's tokenizer pieces, recorded when it is counted (tokencount.ts tokensBetween). */
-  pieces: PieceOffsets;
-}
 
 const WS = (c: number) => c === 32 || c === 10 || c === 13 || c === 9;
 
@@ -93,9 +47,9 @@ function valueEnd(t: string, i: number, end: number): number {
 }
 
 /** The children of the array or object at [start, end) (valid JSON: `start` is its `{` or `[`). */
-function childrenOf(t: string, start: number, end: number): JsonChild[] {
+function childrenOf(t: string, start: number, end: number): TreeChild[] {
   const array = t.charCodeAt(start) === 91;
-  const out: JsonChild[] = [];
+  const out: TreeChild[] = [];
   let i = skipWs(t, start + 1, end - 1);
   while (i < end - 1) {
     let key: string | null = null;
@@ -132,7 +86,7 @@ function shortScalar(t: string, i: number, end: number): string | null {
  * title, `…_id`), else of its first short member without a colon (markers lose colons, and a
  * timestamp without them reads badly); '' when it has neither.
  */
-export function jsonLabel(t: string, c: JsonChild): string {
+function jsonLabel(t: string, c: TreeChild): string {
   if (t.charCodeAt(c.valueStart) !== 123) return '';
   let fallback = '';
   let i = skipWs(t, c.valueStart + 1, c.end);
@@ -154,8 +108,8 @@ export function jsonLabel(t: string, c: JsonChild): string {
 }
 
 /** JSON Lines: at least three lines, each one JSON object or array (a log of records). */
-function jsonLines(t: string): JsonChild[] | null {
-  const out: JsonChild[] = [];
+function jsonLines(t: string): TreeChild[] | null {
+  const out: TreeChild[] = [];
   let from = 0;
   while (from < t.length) {
     let to = t.indexOf('\n', from);
@@ -178,7 +132,7 @@ function jsonLines(t: string): JsonChild[] | null {
 }
 
 /** The document's top-level children when `text` is one JSON array or object, or JSON Lines; else null. */
-function topLevel(text: string): { start: number; end: number; array: boolean; children: JsonChild[] } | null {
+function topLevel(text: string): { start: number; end: number; array: boolean; children: TreeChild[] } | null {
   const first = text.search(/\S/);
   if (first < 0) return null;
   const open = text[first];
@@ -198,105 +152,30 @@ function topLevel(text: string): { start: number; end: number; array: boolean; c
   return lines ? { start: first, end: last + 1, array: true, children: lines } : null;
 }
 
-/**
- * Units and layout of a JSON document, or null when `text` is not JSON. A record (array or object) of
- * up to JSON_UNIT_CHARS is a unit, and consecutive scalars share one up to that size; a larger array or object is opened and its children cut the
- * same way, and a longer string is cut into its sentences. So a record is kept or hidden whole unless
- * it is too large to be one unit. A unit inside an opened value needs the value's first unit (a
- * record's id and name come first), as a sentence needs its heading; each opened value is one block,
- * the section of its units.
- */
-export function jsonUnits(text: string): { blocks: Block[]; units: Unit[]; layout: JsonLayout } | null {
-  const top = topLevel(text);
-  if (!top || top.children.length === 0) return null;
-  const blocks: Block[] = [];
-  const units: Unit[] = [];
-  const items: number[] = [];
-  const members: JsonChild[][] = [];
-  const kinds: JsonContainer['kind'][] = [];
-
-  const newBlock = (start: number, end: number) => {
-    blocks.push({ kind: 'code', start, end, contentStart: start, contentEnd: end, prefix: '', level: 0, lines: [], bodyStart: 0, closeLine: -1, headings: [] });
-    return blocks.length - 1;
-  };
-  const addUnit = (u: Omit<Unit, 'lineCount'>, kind: JsonContainer['kind'], count: number, held: JsonChild[]) => {
-    units.push({ ...u, lineCount: count });
-    kinds.push(kind);
-    items.push(count);
-    members.push(held);
-    return units.length - 1;
-  };
-  /** A long string's sentences, each a unit; the first is required by the rest. */
-  const openString = (c: JsonChild, leads: number[], label: string | null): JsonContainer | null => {
-    const inner = c.valueStart + 1;
-    const spans = splitSentences(text.slice(inner, c.end - 1));
-    if (spans.length < 2) return null;
-    const block = newBlock(c.start, c.end);
-    const container: JsonContainer = { start: c.start, end: c.end, kind: 'string', key: c.key, label, parts: [] };
-    spans.forEach((s, k) => {
-      // The first sentence takes the key and opening quote (the rest needs it); the closing quote is
-      // never hidden, so a string cut short still closes.
-      const start = k === 0 ? c.start : inner + s.start;
-      const end = inner + s.end;
-      const requires = k === 0 ? leads : [...leads, container.parts[0] as number];
-      container.parts.push(addUnit({ kind: 'sentence', block, start, end, indexInBlock: k, requires }, 'string', 1, []));
-    });
-    return container;
-  };
-  const open = (start: number, end: number, kind: 'array' | 'object', key: string | null, label: string | null, children: JsonChild[], depth: number, leads: number[]): JsonContainer => {
-    const block = newBlock(start, end);
-    const container: JsonContainer = { start, end, kind, key, label, parts: [] };
-    const array = kind === 'array';
-    // The first unit of an opened (non-root) value is required by the rest of it.
-    let lead = -1;
-    const requiresNow = () => (lead >= 0 ? [...leads, lead] : leads);
-    let group: JsonChild[] = [];
-    let chars = 0;
-    const flush = () => {
-      if (!group.length) return;
-      const u = addUnit({ kind: 'value', block, start: group[0]!.start, end: group[group.length - 1]!.end, indexInBlock: container.parts.length, requires: requiresNow() }, kind, group.length, group);
-      container.parts.push(u);
-      if (lead < 0 && depth > 0) lead = u;
-      group = [];
-      chars = 0;
-    };
-    for (const c of children) {
-      const size = c.end - c.start;
+/** How JSON values open: a string into its sentences (inside its quotes), an array or object into its children. */
+function jsonSource(text: string): TreeSource {
+  return {
+    format: 'json',
+    open: (c) => {
       const v = text.charCodeAt(c.valueStart);
-      const opens = size > JSON_UNIT_CHARS && depth + 1 < MAX_JSON_DEPTH;
-      let child: JsonContainer | null = null;
-      if (opens && v === 34) {
-        flush();
-        child = openString(c, requiresNow(), array ? '' : null);
-      } else if (opens && (v === 123 || v === 91)) {
-        const inner = childrenOf(text, c.valueStart, c.end);
-        if (inner.length) {
-          flush();
-          child = open(c.start, c.end, v === 91 ? 'array' : 'object', c.key, array ? jsonLabel(text, c) : null, inner, depth + 1, requiresNow());
-        }
-      }
-      if (child) {
-        container.parts.push(child);
-        if (lead < 0 && depth > 0) lead = firstUnit(child);
-        continue;
-      }
-      // Records (arrays and objects) are units of their own, so one error entry of a log is kept or
-      // hidden alone; scalars run together (a thousand numbers are not a thousand units).
-      const record = v === 123 || v === 91;
-      if (group.length && (record || chars + size > JSON_UNIT_CHARS)) flush();
-      group.push(c);
-      chars += size;
-      if (record) flush();
-    }
-    flush();
-    return container;
+      if (v === 34) return { sentences: [c.valueStart + 1, c.end - 1] };
+      if (v !== 123 && v !== 91) return null;
+      return { kind: v === 91 ? 'array' : 'object', children: childrenOf(text, c.valueStart, c.end) };
+    },
+    record: (c) => {
+      const v = text.charCodeAt(c.valueStart);
+      return v === 123 || v === 91;
+    },
+    label: (c) => jsonLabel(text, c),
   };
-  const root = open(top.start, top.end, top.array ? 'array' : 'object', null, null, top.children, 0, []);
-  if (!units.length) return null;
-  return { blocks, units, layout: { root, items: Int32Array.from(items), members, kinds, pieces: { starts: [], through: [] } } };
 }
 
-export function firstUnit(c: JsonContainer): number {
-  const p = c.parts[0]!;
-  return typeof p === 'number' ? p : firstUnit(p);
+/**
+ * Units and layout of a JSON document (tree.ts), or null when `text` is not JSON: one array or
+ * object that parses, or JSON Lines.
+ */
+export function jsonUnits(text: string): TreeUnits | null {
+  const top = topLevel(text);
+  if (!top || top.children.length === 0) return null;
+  return treeUnits(text, { start: top.start, end: top.end, kind: top.array ? 'array' : 'object', children: top.children }, jsonSource(text));
 }

@@ -2,8 +2,8 @@
 import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
 import { headingName, markerRef, MAX_NAMES, nameList, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
-import type { JsonLayout } from './json.js';
-import { jsonMarkerFor, renderJson } from './jsonRender.js';
+import type { TreeLayout } from './tree.js';
+import { treeMarkerFor, renderTree } from './treeRender.js';
 
 /** One analysed document: what renderSkeleton needs besides the kept flags. */
 export interface Skeleton {
@@ -13,8 +13,8 @@ export interface Skeleton {
   tokens: ArrayLike<number>;
   /** Tokens between unit k-1 and unit k that neither holds (list bullets, rules, blank lines). */
   gaps?: ArrayLike<number>;
-  /** A JSON document: units are values, rendered by jsonRender.ts. */
-  json?: JsonLayout | null;
+  /** Structured text (JSON, YAML): units are values, rendered by treeRender.ts. */
+  tree?: TreeLayout | null;
 }
 
 interface Run {
@@ -90,7 +90,7 @@ function addToRun(run: Run, sk: Skeleton, k: number): void {
  * with a ref, priced with an id of the same token cost as the real one (markers.ts).
  */
 export function markerFor(sk: Skeleton, from: number, to: number, ref?: string | null): string {
-  if (sk.json) return jsonMarkerFor(sk, sk.json, from, to, ref);
+  if (sk.tree) return treeMarkerFor(sk, sk.tree, from, to, ref);
   const run = emptyRun();
   for (let k = from; k <= to; k++) addToRun(run, sk, k);
   return elisionMarker(run, ref ? `${ref}.0` : undefined);
@@ -111,7 +111,7 @@ function lineBreakOr(text: string, from: number, to: number): string {
 }
 
 export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
-  if (sk.json) return renderJson(sk, sk.json, kept, stats, ref);
+  if (sk.tree) return renderTree(sk, sk.tree, kept, stats, ref);
   const { text, blocks, units } = sk;
   const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
   const outBlock: number[] = [];

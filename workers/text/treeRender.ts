@@ -1,92 +1,96 @@
-// JSON skeletons: the document verbatim, each run of hidden sibling values replaced by one marker
-// where it stood (`[… 12 items (1011, 1012, …): 1900 tokens #…]`, `[… labels, user +2 more: 80 tokens #…]`).
-import { jsonLabel, type JsonContainer, type JsonLayout } from './json.js';
+// Skeletons of structured text (JSON, YAML): the document verbatim, each run of hidden sibling values
+// replaced by one marker where it stood (`[… 12 items (1011, 1012, …): 1900 tokens #…]`,
+// `[… labels, user +2 more: 80 tokens #…]`).
+import type { TreeContainer, TreeKind, TreeLayout } from './tree.js';
 import { headingName, nameList, MAX_NAMES } from './markers.js';
 import type { RenderStats, Skeleton } from './render.js';
 import { tokensBetween } from './tokencount.js';
 
-interface JsonRun {
+interface TreeRun {
   start: number;
   end: number;
-  kind: JsonContainer['kind'];
+  kind: TreeKind;
   /** Values hidden (array elements, object members or sentences of a string). */
   count: number;
   /** The first MAX_NAMES non-empty names of what is hidden (keys, record labels). */
   names: string[];
+  /** Hidden object members with a key (YAML comments between them have none). */
+  keyed: number;
 }
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
-const NOUN = { array: ['item', 'items'], object: ['key', 'keys'], string: ['sentence', 'sentences'] } as const;
+const NOUN = { array: ['item', 'items'], object: ['key', 'keys'], string: ['sentence', 'sentences'], lines: ['line', 'lines'] } as const;
 
 /**
  * With an id: `[… 12 items (1011, 1012, …): 1900 tokens #id]` (records by label), `[… labels, user +2
  * more: 80 tokens #id]` (members by key), `[… 3 sentences: 120 tokens #id]`; without: `[… 12 items, 1900 tokens]`.
  */
-function jsonMarker(run: JsonRun, layout: JsonLayout, id?: string): string {
+function treeMarker(run: TreeRun, layout: TreeLayout, id?: string): string {
   const [one, many] = NOUN[run.kind];
   const what = plural(run.count, one, many);
   // The exact hidden span's tokens, structure included (counted once the run is complete).
   const tokens = plural(tokensBetween(layout.pieces, run.start, run.end), 'token', 'tokens');
   if (!id) return `[… ${what}, ${tokens}]`;
   let label = what;
-  if (run.kind === 'object' && run.names.length) label = nameList(run.names, run.count);
+  if (run.kind === 'object' && run.names.length) label = nameList(run.names, run.keyed);
   else if (run.kind === 'array' && run.names.length) label = `${what} (${run.names.join(', ')}${run.count > run.names.length ? ', …' : ''})`;
   return `[… ${label}: ${tokens} #${id}]`;
 }
 
-const newRun = (kind: JsonContainer['kind']): JsonRun => ({ start: -1, end: -1, kind, count: 0, names: [] });
+const newRun = (kind: TreeKind): TreeRun => ({ start: -1, end: -1, kind, count: 0, names: [], keyed: 0 });
 
 /** Names are cleaned as heading names are (markers.ts), only the few a marker shows. */
-function addName(run: JsonRun, name: string | null): void {
+function addName(run: TreeRun, name: string | null): void {
   if (run.names.length >= MAX_NAMES || !name) return;
   const clean = headingName(name);
   if (clean) run.names.push(clean);
 }
 
-function addPart(run: JsonRun, sk: Skeleton, layout: JsonLayout, part: number | JsonContainer): void {
+function addPart(run: TreeRun, sk: Skeleton, layout: TreeLayout, part: number | TreeContainer): void {
   const { start, end } = typeof part === 'number' ? sk.units[part]! : part;
   if (run.start < 0) run.start = start;
   run.end = end;
   if (typeof part === 'number') {
     // Labels are read only for the few names a marker shows.
     for (const c of layout.members[part]!) {
-      if (run.names.length >= MAX_NAMES) break;
-      addName(run, run.kind === 'object' ? c.key : jsonLabel(sk.text, c));
+      if (c.key !== null) run.keyed++;
+      if (run.names.length < MAX_NAMES) addName(run, run.kind === 'object' ? c.key : run.kind === 'array' ? layout.label(c) : null);
     }
     run.count += layout.items[part]!;
   } else {
+    if (part.key !== null) run.keyed++;
     addName(run, run.kind === 'object' ? part.key : part.label);
     run.count++;
   }
 }
 
-function anyKept(c: JsonContainer, kept: ArrayLike<number>): boolean {
+function anyKept(c: TreeContainer, kept: ArrayLike<number>): boolean {
   return c.parts.some((p) => (typeof p === 'number' ? kept[p] === 1 : anyKept(p, kept)));
 }
 
 /** The marker that would stand for units `from`..`to` dropped together (settle's pricing). */
-export function jsonMarkerFor(sk: Skeleton, layout: JsonLayout, from: number, to: number, ref?: string | null): string {
+export function treeMarkerFor(sk: Skeleton, layout: TreeLayout, from: number, to: number, ref?: string | null): string {
   const run = newRun(layout.kinds[from]!);
   for (let k = from; k <= to; k++) addPart(run, sk, layout, k);
-  return jsonMarker(run, layout, ref ? `${ref}.0` : undefined);
+  return treeMarker(run, layout, ref ? `${ref}.0` : undefined);
 }
 
-export function renderJson(sk: Skeleton, layout: JsonLayout, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
+export function renderTree(sk: Skeleton, layout: TreeLayout, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
   const { text } = sk;
   let out = '';
   let copied = 0;
   let count = 0;
   let structure = 0;
-  const close = (run: JsonRun) => {
+  const close = (run: TreeRun) => {
     if (run.start < 0) return;
-    const m = jsonMarker(run, layout, ref ? `${ref}.${count}` : undefined);
+    const m = treeMarker(run, layout, ref ? `${ref}.${count}` : undefined);
     count++;
     out += text.slice(copied, run.start) + m;
     copied = run.end;
     stats?.markers.push(m);
     stats?.spans?.push(run.start, run.end);
   };
-  const walk = (c: JsonContainer) => {
+  const walk = (c: TreeContainer) => {
     let run = newRun(c.kind);
     for (const p of c.parts) {
       const hidden = typeof p === 'number' ? !kept[p] : !anyKept(p, kept);
