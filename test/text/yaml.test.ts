@@ -124,6 +124,12 @@ describe('YAML: whole values by indentation, keys kept with what they hold', () 
     expect(r.compressed_text).not.toMatch(/\[… (?:Copyright|Licensed)/);
   });
 
+  it('a quoted key keeps the colon inside it', () => {
+    const text = ['"a:b": 1', '"other: key":', '  nested: true', '  more: false', 'plain:', '  x: 1', "'single: q':", '  y: 2'].join('\n');
+    const keys = yamlUnits(text)!.layout.members.flat().map((c) => c.key);
+    expect(keys).toEqual(['a:b', 'other: key', 'plain', 'single: q']);
+  });
+
   it('Markdown lists under # headings, a changelog and a log of "INFO: …" lines are not YAML', () => {
     const md = ['# Project', '', '## Features', '', '- fast', '- small', '  - nested item', '- tested', '', '## Usage', '', '- run it', '- stop it'].join('\n');
     const changelog = readFileSync(resolve(process.cwd(), 'node_modules/denque/CHANGELOG.md'), 'utf8');

@@ -31,6 +31,8 @@ interface Node extends TreeChild {
   children: Node[];
 }
 
+const unquote = (s: string) => s.replace(/^(["'])(.*)\1$/, '$2');
+
 function typeOf(content: string): LineType {
   if (content === '-' || content.startsWith('- ')) return 'item';
   return KEY.test(content) ? 'key' : 'text';
@@ -51,7 +53,7 @@ function kindOf(children: Node[]): Exclude<TreeKind, 'string'> {
 /** An item's name: its inline scalar or inline key's value, else its first child key's value. */
 function labelOf(n: Node): string {
   const short = (s: string) => {
-    const v = s.replace(/^[&*!][^\s]*\s*/, '').replace(/\s+#.*$/, '').trim().replace(/^(["'])(.*)\1$/, '$2');
+    const v = unquote(s.replace(/^[&*!][^\s]*\s*/, '').replace(/\s+#.*$/, '').trim());
     return v.length <= MAX_LABEL_CHARS && !BLOCK_SCALAR.test(v) ? v : '';
   };
   const inline = n.inline.replace(/^[&!][^\s]*\s*/, '');
@@ -95,9 +97,14 @@ function parseYaml(text: string): Node[] | null {
     if (!inBlock && type === 'key') keys++;
     if (!inBlock && !line.startsWith('#') && line !== '---') content++;
     let inline = '';
+    let key: string | null = null;
     if (type === 'item') inline = line.slice(1).trim();
-    else if (type === 'key') inline = line.slice(KEY.exec(line)![0].length).trim();
-    const node: Node = { start: cs, end, key: type === 'key' ? line.slice(0, line.indexOf(':')).trim().replace(/^(["'])(.*)\1$/, '$2') : null, valueStart: cs, indent, type, open: type === 'key' && inline === '', inline, children: [] };
+    else if (type === 'key') {
+      const k = KEY.exec(line)![0];
+      inline = line.slice(k.length).trim();
+      key = unquote(k.slice(0, -1).trim()); // a quoted key may hold a colon: `"a:b": 1`
+    }
+    const node: Node = { start: cs, end, key, valueStart: cs, indent, type, open: type === 'key' && inline === '', inline, children: [] };
     while (stack.length) {
       const top = stack[stack.length - 1]!;
       if (indent > top.indent || (indent === top.indent && top.open && type === 'item' && !inBlock)) break;
