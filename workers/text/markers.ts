@@ -37,6 +37,9 @@ export function headingName(raw: string): string {
   return `${(space > MAX_NAME_CHARS / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
+/** `1 token`, `3 tokens`: a count and its noun, as markers spell them. */
+export const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
 /** `Install, Usage +3 more`: the first names, and how many hidden headings are not shown. */
 export function nameList(names: readonly string[], headings: number): string {
   const shown = names.filter(Boolean);

@@ -1,7 +1,7 @@
 // Faithful skeleton: original order, verbatim kept text, elision markers for every dropped run.
 import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
-import { headingName, markerRef, MAX_NAMES, nameList, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
+import { headingName, markerRef, MAX_NAMES, nameList, plural, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
 import type { TreeLayout } from './tree.js';
 import { treeMarkerFor, renderTree } from './treeRender.js';
 
@@ -39,7 +39,6 @@ interface Run {
 
 const emptyRun = (): Run => ({ headings: 0, names: [], nameLevel: 7, sentences: 0, rows: 0, codeLines: 0, blocks: 0, tokens: 0, start: -1, end: -1, last: -1 });
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * With an id (served outputs, docs/markers.md): `[… Install, Usage +3 more: 212 tokens #482913650271.0]`,

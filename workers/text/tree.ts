@@ -58,9 +58,7 @@ export interface TreeSource {
 export interface TreeLayout {
   format: TreeSource['format'];
   root: TreeContainer;
-  /** Per unit: how many of its container's children (or sentences) it holds. */
-  items: Int32Array;
-  /** Per unit: the children it holds (none for a sentence). */
+  /** Per unit: the children it holds (none for a sentence, which counts as one). */
   members: TreeChild[][];
   /** Per unit: the kind of value it is a part of (what its markers count). */
   kinds: TreeKind[];
@@ -83,7 +81,6 @@ export interface TreeUnits {
 export function treeUnits(text: string, top: { start: number; end: number; kind: Exclude<TreeKind, 'string'>; children: TreeChild[] }, source: TreeSource): TreeUnits | null {
   const blocks: Block[] = [];
   const units: Unit[] = [];
-  const items: number[] = [];
   const members: TreeChild[][] = [];
   const kinds: TreeKind[] = [];
 
@@ -91,10 +88,9 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
     blocks.push({ kind: 'code', start, end, contentStart: start, contentEnd: end, prefix: '', level: 0, lines: [], bodyStart: 0, closeLine: -1, headings: [] });
     return blocks.length - 1;
   };
-  const addUnit = (u: Omit<Unit, 'lineCount'>, kind: TreeKind, count: number, held: TreeChild[]) => {
-    units.push({ ...u, lineCount: count });
+  const addUnit = (u: Omit<Unit, 'lineCount'>, kind: TreeKind, held: TreeChild[]) => {
+    units.push({ ...u, lineCount: Math.max(1, held.length) });
     kinds.push(kind);
-    items.push(count);
     members.push(held);
     return units.length - 1;
   };
@@ -109,7 +105,7 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
       // never hidden, so a string cut short still closes.
       const start = k === 0 ? c.start : inner + s.start;
       const requires = k === 0 ? leads : [...leads, container.parts[0] as number];
-      container.parts.push(addUnit({ kind: 'sentence', block, start, end: inner + s.end, indexInBlock: k, requires }, 'string', 1, []));
+      container.parts.push(addUnit({ kind: 'sentence', block, start, end: inner + s.end, indexInBlock: k, requires }, 'string', []));
     });
     return container;
   };
@@ -124,7 +120,7 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
     let chars = 0;
     const flush = () => {
       if (!group.length) return;
-      const u = addUnit({ kind: 'value', block, start: group[0]!.start, end: group[group.length - 1]!.end, indexInBlock: container.parts.length, requires: requiresNow() }, kind, group.length, group);
+      const u = addUnit({ kind: 'value', block, start: group[0]!.start, end: group[group.length - 1]!.end, indexInBlock: container.parts.length, requires: requiresNow() }, kind, group);
       container.parts.push(u);
       if (lead < 0 && depth > 0) lead = u;
       group = [];
@@ -162,7 +158,7 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
   return {
     blocks,
     units,
-    layout: { format: source.format, root, items: Int32Array.from(items), members, kinds, label: source.label, pieces: { starts: [], through: [] } },
+    layout: { format: source.format, root, members, kinds, label: source.label, pieces: { starts: [], through: [] } },
   };
 }
 

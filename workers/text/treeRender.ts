@@ -2,7 +2,7 @@
 // replaced by one marker where it stood (`[… 12 items (1011, 1012, …): 1900 tokens #…]`,
 // `[… labels, user +2 more: 80 tokens #…]`).
 import type { TreeContainer, TreeKind, TreeLayout } from './tree.js';
-import { headingName, nameList, MAX_NAMES } from './markers.js';
+import { headingName, nameList, plural, MAX_NAMES } from './markers.js';
 import type { RenderStats, Skeleton } from './render.js';
 import { tokensBetween } from './tokencount.js';
 
@@ -18,7 +18,6 @@ interface TreeRun {
   keyed: number;
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const NOUN = { array: ['item', 'items'], object: ['key', 'keys'], string: ['sentence', 'sentences'], lines: ['line', 'lines'] } as const;
 
 /**
@@ -56,7 +55,7 @@ function addPart(run: TreeRun, sk: Skeleton, layout: TreeLayout, part: number | 
       if (c.key !== null) run.keyed++;
       if (run.names.length < MAX_NAMES) addName(run, run.kind === 'object' ? c.key : run.kind === 'array' ? layout.label(c) : null);
     }
-    run.count += layout.items[part]!;
+    run.count += Math.max(1, layout.members[part]!.length); // a sentence is one
   } else {
     if (part.key !== null) run.keyed++;
     addName(run, run.kind === 'object' ? part.key : part.label);

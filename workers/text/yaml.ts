@@ -16,6 +16,11 @@ const BLOCK_SCALAR = /^[|>][-+0-9]*\s*(?:#.*)?$/;
 const MIN_STRUCTURE_LINES = 4;
 const MIN_STRUCTURE_SHARE = 0.8;
 const KEY_SHARE = 0.4;
+/**
+ * Every text that is not JSON is tried as YAML, so prose must be turned down cheaply: after this many
+ * lines it is when its share of structure or keys is already far below the rules (half of each).
+ */
+const PREFIX_LINES = 40;
 /** A record's inline value names it in markers when it is at most this long. */
 const MAX_LABEL_CHARS = 40;
 
@@ -96,6 +101,7 @@ function parseYaml(text: string): Node[] | null {
     if (!inBlock && type !== 'text') structure++;
     if (!inBlock && type === 'key') keys++;
     if (!inBlock && !line.startsWith('#') && line !== '---') content++;
+    if (content === PREFIX_LINES && (structure < content * MIN_STRUCTURE_SHARE * 0.5 || keys < content * KEY_SHARE * 0.5)) return null;
     let inline = '';
     let key: string | null = null;
     if (type === 'item') inline = line.slice(1).trim();
