@@ -87,6 +87,11 @@ describe(`reward and evidence (${DB_KIND})`, () => {
       if (u.kept) expect(c.compressed_text).toContain(u.text);
     }
 
+    // JSON is explained by value: a section is named by its path (test/text/explain-tree.test.ts).
+    const entries = { entries: Array.from({ length: 40 }, (_, i) => ({ id: `e${i}`, note: `Entry ${i} of the log, recorded at step ${i * 7} of the run.` })) };
+    const j = await ok(pro, 'explain_compression_decision', { text: JSON.stringify(entries, null, 2), fidelity: 'outline', max_units_per_section: 1 });
+    expect(j.sections.map((s: { section: string }) => s.section)).toEqual(['json $.entries']);
+
     await fails(pro, 'explain_compression_decision', { text: '' }, 'validation_error');
     await fails(pro, 'explain_compression_decision', { text: DOC, fidelity: 'tiny' }, 'validation_error');
     await fails(free, 'explain_compression_decision', { text: DOC }, 'plan_required');

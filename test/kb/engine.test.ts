@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkText, CHUNK_MAX_TOKENS } from '../../workers/kb/chunk.js';
+import { JsonBrackets, wrapJson } from '../../workers/kb/treeChunks.js';
 import { unifiedDiff } from '../../workers/kb/diff.js';
 import { LexicalIndex } from '../../workers/kb/lexical.js';
 import { ProjectIndex } from '../../workers/kb/projectIndex.js';
@@ -32,6 +33,57 @@ describe('chunking', () => {
     expect(chunks.length).toBeGreaterThan(2);
     expect(chunks.every((c) => c.tokens <= CHUNK_MAX_TOKENS)).toBe(true);
     expect(await chunkText('   \n')).toEqual([]);
+  });
+
+  // Cut as Markdown, a pretty JSON array (no blank lines) was one block split at line ends: a chunk
+  // began inside one record and ended inside another, and had no heading.
+  it('JSON and YAML: chunks hold whole values, headed by the path of the value they start in', async () => {
+    const records = Array.from({ length: 80 }, (_, i) => ({ id: `rec-${i}`, owner: `team ${i % 5}`, note: `Record ${i} stores ${i * 3} rows and expires after ${i + 10} days.` }));
+    const text = JSON.stringify({ version: 3, records }, null, 2);
+    const chunks = await chunkText(text);
+    expect(chunks.length).toBeGreaterThan(3);
+    const seen: string[] = [];
+    let structured = 0;
+    for (const c of chunks) {
+      expect(text.slice(c.start, c.end)).toBe(c.raw_text);
+      expect(c.tokens).toBeLessThanOrEqual(CHUNK_MAX_TOKENS);
+      expect(c.heading).toBe('json $.records');
+      // A chunk of the array is a run of whole records: in brackets it parses, and each is the input's
+      // (the first chunk starts with the root's `"version": 3, "records": [`).
+      const run = JSON.parse(`[${c.raw_text.slice(c.raw_text.indexOf('{')).replace(/,\s*$/, '')}]`) as typeof records;
+      for (const r of run) expect(r).toEqual(records[Number(r.id.slice(4))]);
+      seen.push(...run.map((r) => r.id));
+      // The skeleton is compressed as JSON too: whole records and markers where records were.
+      if (c.ordinal === 0) continue;
+      const view = JSON.parse(`[${c.skeleton.replace(/\[HIDDEN: [^\]]*\]/g, 'null')}]`) as (typeof records[number] | null)[];
+      if (c.tokens > 60) expect(view).toContain(null);
+      for (const r of view) if (r) expect(r).toEqual(records[Number(r.id.slice(4))]);
+      structured++;
+    }
+    expect(seen).toEqual(records.map((r) => r.id));
+    expect(structured).toBeGreaterThan(3);
+
+    // A chunk that leaves an array for its parent object is made one value again by the brackets open at its ends.
+    const small = '{"a": [{"id": 1}, {"id": "x]}"}], "b": 2, "c": [3]}';
+    const brackets = new JsonBrackets(small);
+    const [from, to] = [small.indexOf('{"id": "x'), small.indexOf(', "c"')];
+    const wrap = wrapJson(brackets.at(from)!, brackets.at(to)!);
+    expect(wrap).toEqual({ prefix: '{"":[', suffix: '}' });
+    expect(JSON.parse(wrap.prefix + small.slice(from, to) + wrap.suffix)).toEqual({ '': [{ id: 'x]}' }], b: 2 });
+    expect(new JsonBrackets(small).at(small.indexOf('x]'))).toBeNull();
+
+    const yaml = Array.from({ length: 30 }, (_, i) => [`service_${i}:`, `  image: registry.example/app-${i}:1.${i}`, '  ports:', `    - "${8000 + i}:80"`, '  environment:', `    LOG_LEVEL: ${i % 2 ? 'debug' : 'info'}`, `    WORKERS: ${i + 1}`].join('\n')).join('\n');
+    const ychunks = await chunkText(yaml);
+    expect(ychunks.length).toBeGreaterThan(1);
+    for (const c of ychunks) {
+      expect(c.heading).toBe('yaml $');
+      // Each chunk starts at a service's key and ends with a whole service.
+      expect(c.raw_text).toMatch(/^service_\d+:/);
+      expect(c.raw_text.trimEnd()).toMatch(/WORKERS: \d+$/);
+      // Its skeleton keeps services whole (their keys with them) and names the ones it hides.
+      expect(c.skeleton).toMatch(/^service_\d+:\n  image: /);
+      expect(c.skeleton).toMatch(/\[HIDDEN: \d+ keys?, \d+ tokens\]/);
+    }
   });
 });
 

@@ -1,9 +1,13 @@
 // Structure-aware chunking for the Knowledge Hub: sections and paragraphs, about 200-400 tokens,
 // each chunk an exact slice of the original with its heading path; plus the chunk's skeleton view.
+// JSON and YAML are cut as the text engine cuts them, into whole values, and a chunk's heading is
+// the path of the value it starts in.
 import { parseBlocks, type Block } from '../shared/markdown.js';
 import { splitSentences } from '../text/sentences.js';
 import { compressText } from '../text/index.js';
 import { fastCount } from '../text/tokencount.js';
+import type { TreeKind } from '../text/tree.js';
+import { structuredDoc, structuredSkeleton, type StructuredDoc } from './treeChunks.js';
 import type { TokenizerName } from '../shared/tokens.js';
 
 export const CHUNK_MIN_TOKENS = 200;
@@ -29,9 +33,13 @@ interface Piece {
   start: number;
   end: number;
   tokens: number;
-  /** Block index of the heading chain this piece lives under (-1: none). */
+  /** Block index of the heading chain this piece lives under (-1: none); for JSON and YAML, the opened value's block. */
   section: number;
   isHeading: boolean;
+  /** Starts a section (a heading, or the first value of another opened value): a chunk may end before it. */
+  opens: boolean;
+  /** JSON and YAML: the kind of value the piece is a part of (what a chunk starting here is inside). */
+  kind?: TreeKind;
 }
 
 function headingText(text: string, blk: Block): string {
@@ -52,7 +60,7 @@ function splitBlock(text: string, blk: Block, section: number, max: number): Pie
       out.push(cur);
       cur = null;
     }
-    if (!cur) cur = { start: s.start, end: s.end, tokens: t, section, isHeading: false };
+    if (!cur) cur = { start: s.start, end: s.end, tokens: t, section, isHeading: false, opens: false };
     else {
       cur.end = s.end;
       cur.tokens += t;
@@ -79,34 +87,66 @@ export function hiddenMarkers(skeleton: string): string {
   return skeleton.replace(/\[… ([^\]]*)\]/g, '[HIDDEN: $1]');
 }
 
-export async function skeletonOf(raw: string, tokens: number): Promise<string> {
+/** A chunk of JSON or YAML is compressed as structured text when it can be made one value again, else as prose. */
+async function chunkSkeleton(raw: string, tokens: number, structured: (() => Promise<string | null>) | null): Promise<string> {
   if (tokens <= 60) return raw;
-  const r = await compressText({ text: raw, fidelity: 'balanced' });
-  return hiddenMarkers(r.compressed_text);
+  const out = (structured && (await structured())) ?? (await compressText({ text: raw, fidelity: 'balanced' })).compressed_text;
+  return hiddenMarkers(out);
+}
+
+interface Sections {
+  pieces: Piece[];
+  headingPath: (section: number) => string | null;
+}
+
+/** Markdown (and plain text): blocks under their heading chains, a heading opening each section. */
+function markdownPieces(text: string, max: number): Sections {
+  const blocks = parseBlocks(text);
+  const pieces: Piece[] = [];
+  blocks.forEach((blk) => {
+    const section = blk.headings.length ? blk.headings[blk.headings.length - 1]! : -1;
+    const tokens = fastCount(text.slice(blk.start, blk.end), TOKENIZER);
+    const isHeading = blk.kind === 'heading';
+    if (tokens > max && !isHeading) pieces.push(...splitBlock(text, blk, section, max));
+    else pieces.push({ start: blk.start, end: blk.end, tokens, section, isHeading, opens: isHeading });
+  });
+  const headingPath = (section: number): string | null => {
+    if (section < 0) return null;
+    return blocks[section]!.headings.map((h) => headingText(text, blocks[h]!)).filter(Boolean).join(' › ') || null;
+  };
+  return { pieces, headingPath };
+}
+
+/** JSON and YAML: the text engine's units (whole values, a long string's sentences), each opened value a section named by its path. */
+function structuredPieces(text: string, doc: StructuredDoc, max: number): Sections {
+  const pieces: Piece[] = [];
+  let last = -1;
+  doc.units.forEach((u, i) => {
+    const tokens = fastCount(text.slice(u.start, u.end), TOKENIZER);
+    const opens = u.block !== last;
+    last = u.block;
+    const piece: Piece = { start: u.start, end: u.end, tokens, section: u.block, isHeading: false, opens, kind: doc.kinds[i] };
+    // A value too deep to be opened can exceed a chunk: it is cut at line ends.
+    const parts = tokens > max ? lineSpans(text, u.start, u.end).map((l) => ({ ...piece, ...l, tokens: fastCount(text.slice(l.start, l.end), TOKENIZER), opens: false })) : [piece];
+    parts[0]!.opens = opens;
+    pieces.push(...parts);
+  });
+  return { pieces, headingPath: (section) => `${doc.format} ${doc.paths[section]}` };
 }
 
 /** Cuts `text` into chunks; `withSkeleton: false` leaves skeleton = raw_text (cheap path for tests/bench). */
 export async function chunkText(text: string, options: { withSkeleton?: boolean; max?: number } = {}): Promise<Chunk[]> {
   if (text.trim() === '') return [];
   const max = options.max ?? CHUNK_MAX_TOKENS;
-  const blocks = parseBlocks(text);
-  const pieces: Piece[] = [];
-  blocks.forEach((blk) => {
-    const section = blk.headings.length ? blk.headings[blk.headings.length - 1]! : -1;
-    const tokens = fastCount(text.slice(blk.start, blk.end), TOKENIZER);
-    if (tokens > max && blk.kind !== 'heading') pieces.push(...splitBlock(text, blk, section, max));
-    else pieces.push({ start: blk.start, end: blk.end, tokens, section, isHeading: blk.kind === 'heading' });
-  });
-  const headingPath = (section: number): string | null => {
-    if (section < 0) return null;
-    return blocks[section]!.headings.map((h) => headingText(text, blocks[h]!)).filter(Boolean).join(' › ') || null;
-  };
+  const doc = structuredDoc(text);
+  const structured = doc !== null;
+  const { pieces, headingPath } = doc ? structuredPieces(text, doc, max) : markdownPieces(text, max);
 
   const groups: Piece[][] = [];
   let cur: Piece[] = [];
   let curTokens = 0;
   for (const p of pieces) {
-    const flushForHeading = p.isHeading && curTokens >= SECTION_FLUSH_TOKENS;
+    const flushForHeading = p.opens && curTokens >= SECTION_FLUSH_TOKENS;
     const flushForSize = cur.length > 0 && curTokens + p.tokens > max;
     if (flushForHeading || flushForSize) {
       groups.push(cur);
@@ -128,8 +168,9 @@ export async function chunkText(text: string, options: { withSkeleton?: boolean;
     const raw = text.slice(start, end);
     if (raw.trim() === '') continue;
     const tokens = g.reduce((s, p) => s + p.tokens, 0);
-    // The heading path of the first non-heading piece (or the heading's own section).
-    const body = g.find((p) => !p.isHeading) ?? g[0]!;
+    // The heading path of the first non-heading piece (or the heading's own section); in JSON and
+    // YAML, of the value most of the chunk is in (a root's `"version": 3,` before its records).
+    const body = structured ? g.reduce((a, p) => (p.tokens > a.tokens ? p : a)) : (g.find((p) => !p.isHeading) ?? g[0]!);
     chunks.push({
       ordinal: chunks.length,
       heading: headingPath(body.section),
@@ -137,7 +178,7 @@ export async function chunkText(text: string, options: { withSkeleton?: boolean;
       end,
       raw_text: raw,
       tokens,
-      skeleton: options.withSkeleton === false ? raw : await skeletonOf(raw, tokens),
+      skeleton: options.withSkeleton === false ? raw : await chunkSkeleton(raw, tokens, doc && g[0]!.kind ? () => structuredSkeleton(doc, text, start, end, g[0]!.kind!) : null),
     });
   }
   return chunks;

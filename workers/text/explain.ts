@@ -22,6 +22,8 @@ const cut = (s: string, n = 120) => {
 
 function sectionTitle(text: string, t: CompressTrace, id: number, hasHeadings: boolean): string {
   if (id < 0) return hasHeadings ? '(before the first heading)' : '(document)';
+  // JSON and YAML: each section is an opened value, named by its path.
+  if (t.tree) return `${t.tree.format} ${t.tree.paths[id]}`;
   const b = t.blocks[id]!;
   const raw = text.slice(b.start, b.end);
   return hasHeadings ? cut(raw.replace(/^\s*#{1,6}\s*/, '').replace(/\n[=-]+\s*$/, ''), 80) : `${b.kind} at character ${b.start}: ${cut(raw, 50)}`;

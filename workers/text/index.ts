@@ -10,6 +10,7 @@ import { buildUnits } from './units.js';
 import { jsonUnits } from './json.js';
 import { yamlUnits } from './yaml.js';
 import type { Unit } from './units.js';
+import type { TreeLayout } from './tree.js';
 import { terms, Vocabulary } from './terms.js';
 import { similarityGraph } from './graph.js';
 import type { SimilarityGraph } from './graph.js';
@@ -63,6 +64,8 @@ export interface CompressTrace {
   original: number;
   /** Everything kept: the input fits the budget, or the skeleton came out no shorter than the input. */
   all_kept: 'fits_budget' | 'not_shorter' | null;
+  /** JSON or YAML: the tree of values the units were cut from (its paths name the sections). */
+  tree: TreeLayout | null;
 }
 export interface CompressTextResult extends TokenStats {
   compressed_text: string;
@@ -269,7 +272,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   let total = 0;
   for (let i = 0; i < n; i++) total += cost[i]!;
   const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
-    options.onTrace?.({ text: a.text, blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept });
+    options.onTrace?.({ text: a.text, blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept, tree: a.tree ?? null });
   if (total <= budget || n === 0) {
     trace(a.plain, new Uint8Array(n).fill(1), 'fits_budget');
     return result(text, original, original, input.fidelity, mode, tokenizer, n, n);

@@ -65,6 +65,8 @@ export interface TreeLayout {
   label: TreeSource['label'];
   /** The text's tokenizer pieces, recorded when it is counted (tokencount.ts tokensBetween). */
   pieces: PieceOffsets;
+  /** Per block (each opened value is one): where the value sits, `$.domains[3].commands (Network)`. */
+  paths: string[];
 }
 
 export interface TreeUnits {
@@ -83,8 +85,10 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
   const units: Unit[] = [];
   const members: TreeChild[][] = [];
   const kinds: TreeKind[] = [];
+  const paths: string[] = [];
 
-  const newBlock = (start: number, end: number) => {
+  const newBlock = (start: number, end: number, at: ValuePath) => {
+    paths.push(at.named ? `${at.path} (${at.named})` : at.path);
     blocks.push({ kind: 'code', start, end, contentStart: start, contentEnd: end, prefix: '', level: 0, lines: [], bodyStart: 0, closeLine: -1, headings: [] });
     return blocks.length - 1;
   };
@@ -95,10 +99,10 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
     return units.length - 1;
   };
   /** A long string's sentences, each a unit; the first is required by the rest. */
-  const openString = (c: TreeChild, [inner, innerEnd]: [number, number], leads: number[], label: string | null): TreeContainer | null => {
+  const openString = (c: TreeChild, [inner, innerEnd]: [number, number], leads: number[], label: string | null, at: ValuePath): TreeContainer | null => {
     const spans = splitSentences(text.slice(inner, innerEnd));
     if (spans.length < 2) return null;
-    const block = newBlock(c.start, c.end);
+    const block = newBlock(c.start, c.end, at);
     const container: TreeContainer = { start: c.start, end: c.end, kind: 'string', key: c.key, label, parts: [] };
     spans.forEach((s, k) => {
       // The first sentence takes the key and opening quote (the rest needs it); the closing quote is
@@ -109,8 +113,8 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
     });
     return container;
   };
-  const open = (start: number, end: number, kind: Exclude<TreeKind, 'string'>, key: string | null, label: string | null, children: TreeChild[], depth: number, leads: number[]): TreeContainer => {
-    const block = newBlock(start, end);
+  const open = (start: number, end: number, kind: Exclude<TreeKind, 'string'>, key: string | null, label: string | null, children: TreeChild[], depth: number, leads: number[], at: ValuePath): TreeContainer => {
+    const block = newBlock(start, end, at);
     const container: TreeContainer = { start, end, kind, key, label, parts: [] };
     const array = kind === 'array';
     // The first unit of an opened (non-root) value is required by the rest of it.
@@ -126,21 +130,21 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
       group = [];
       chars = 0;
     };
-    for (const c of children) {
+    children.forEach((c, index) => {
       const size = c.end - c.start;
       let child: TreeContainer | null = null;
       const how = size > TREE_UNIT_CHARS && depth + 1 < MAX_TREE_DEPTH ? source.open(c) : null;
-      if (how && 'sentences' in how) {
+      if (how) {
+        const label = array ? source.label(c) || null : null;
+        const inner = childPath(at, c, index, array, label);
         flush();
-        child = openString(c, how.sentences, requiresNow(), array ? source.label(c) : null);
-      } else if (how && how.children.length) {
-        flush();
-        child = open(c.start, c.end, how.kind, c.key, array ? source.label(c) : null, how.children, depth + 1, requiresNow());
+        if ('sentences' in how) child = openString(c, how.sentences, requiresNow(), label, inner);
+        else if (how.children.length) child = open(c.start, c.end, how.kind, c.key, label, how.children, depth + 1, requiresNow(), inner);
       }
       if (child) {
         container.parts.push(child);
         if (lead < 0 && depth > 0) lead = firstUnit(child);
-        continue;
+        return;
       }
       // Records are units of their own, so one error entry of a log is kept or hidden alone;
       // scalars run together (a thousand numbers are not a thousand units).
@@ -149,17 +153,30 @@ export function treeUnits(text: string, top: { start: number; end: number; kind:
       group.push(c);
       chars += size;
       if (record) flush();
-    }
+    });
     flush();
     return container;
   };
-  const root = open(top.start, top.end, top.kind, null, null, top.children, 0, []);
+  const root = open(top.start, top.end, top.kind, null, null, top.children, 0, [], { path: '$', named: null });
   if (!units.length) return null;
   return {
     blocks,
     units,
-    layout: { format: source.format, root, members, kinds, label: source.label, pieces: { starts: [], through: [] } },
+    layout: { format: source.format, root, members, kinds, label: source.label, pieces: { starts: [], through: [] }, paths },
   };
+}
+
+/** Where an opened value sits: its path from the root, and the name of the nearest named array element on it. */
+interface ValuePath {
+  path: string;
+  named: string | null;
+}
+
+const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
+
+function childPath(parent: ValuePath, c: TreeChild, index: number, array: boolean, label: string | null): ValuePath {
+  const step = array || c.key === null ? `[${index}]` : PLAIN_KEY.test(c.key) ? `.${c.key}` : `[${JSON.stringify(c.key)}]`;
+  return { path: parent.path + step, named: label ?? parent.named };
 }
 
 export function firstUnit(c: TreeContainer): number {
