@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { compressText } from '../../workers/text/index.js';
 import { countTokens } from '../../workers/shared/tokens.js';
+import { htmlText } from '../../workers/text/html.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { sweepMarkers } from '../../src/domain/compression/markerStore.js';
 import { connectMcp, fails, ok } from '../helpers/mcp.js';
@@ -137,6 +138,33 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
       expect(recoloured).toContain(e.text);
       expect(e.text).not.toContain('\x1b[32m');
     }
+  });
+
+  it('an HTML page: the answer is its text, and ids expand to the page as sent, tags included', async () => {
+    const text = read('node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html');
+    const res = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity: 'balanced' } });
+    expect(res.status, res.text.slice(0, 200)).toBe(200);
+    const out: string = res.json.compressed_text;
+    expect(out).not.toMatch(/<\/?(?:div|span|a|li|h\d)\b[^>]*>/);
+    expect(res.json.original_tokens).toBe(countTokens(text));
+    const markers = markersOf(out);
+    expect(markers.length).toBeGreaterThan(2);
+    const ex = await expand({ ids: markers.map((m) => m.id) });
+    expect(ex.status, ex.text.slice(0, 300)).toBe(200);
+    const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
+    let from = 0;
+    for (const m of markers) {
+      const hidden = expansions.get(m.id)!;
+      expect(hidden).toMatch(/<[a-z]/);
+      const at = text.indexOf(hidden, from);
+      expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
+      from = at + hidden.length;
+    }
+    // Output and expansions, each expansion read as the engine reads the page, give back the page's text.
+    const asText = (html: string) => htmlText(html)?.text ?? '';
+    expect(rebuilds(asText(text), out, new Map([...expansions].map(([id, t]) => [id, asText(t)])))).toBe(true);
+    const raw = await ctx.server.request('POST', '/v1/compress', { key: ctx.proKey, body: { text, fidelity: 'raw' } });
+    expect(raw.json.compressed_text).toBe(text);
   });
 
   it('a single id answers the same text; ids may carry the marker\'s "#"', async () => {

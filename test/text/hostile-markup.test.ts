@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { density } from '../../workers/text/score.js';
 import { linksOnly } from '../../workers/text/links.js';
 import { unitDetails } from '../../workers/text/details.js';
+import { htmlText, looksLikeHtml } from '../../workers/text/html.js';
 
 const best = (f: () => unknown) => {
   let ms = Infinity;
@@ -39,6 +40,25 @@ describe('link and tag scans are linear in the unit length', () => {
         // About 8x when linear, 64x when quadratic.
         expect(best(() => scan(large)) / best(() => scan(small)), `${name}`).toBeLessThan(24);
       }
+    });
+  }
+});
+
+// An HTML page's text (workers/text/html.ts): one pass over the page whatever its tags do.
+const PAGES: Record<string, (n: number) => string> = {
+  'many skipped elements': (n) => `<html><body>${'<script>x</script><p>a</p>'.repeat(n / 26)}`,
+  'unclosed tags and quotes': (n) => `<html>${'<a "<b \'<'.repeat(n / 9)}`,
+  'blank lines after a tag': (n) => `<div>${'\n'.repeat(n)}`,
+  'entities and spaces': (n) => `<html>${'&amp;&#x41; &bogus;  &'.repeat(n / 22)}`,
+};
+
+describe('the text of an HTML page is found in time linear in its length', () => {
+  for (const [pattern, make] of Object.entries(PAGES)) {
+    it(`${pattern}: 8x the length costs far less than 64x the time`, () => {
+      const small = make(20_000);
+      const large = make(160_000);
+      const scan = (s: string) => (looksLikeHtml(s), htmlText(s));
+      expect(best(() => scan(large)) / best(() => scan(small))).toBeLessThan(24);
     });
   }
 });

@@ -22,6 +22,7 @@ import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
 import { withoutAnsi, type Unescaped } from '../shared/ansi.js';
+import { htmlText, looksLikeHtml } from './html.js';
 import { ALERT } from '../shared/alerts.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -260,8 +261,20 @@ export async function compressText(input: CompressTextInput, options: CompressTe
     return result(text, t, t, input.fidelity, mode, tokenizer, 0, 0);
   }
   // Terminal output: the escapes cost tokens and show nothing; the text without them is compressed.
-  const unescaped = withoutAnsi(text);
-  if (unescaped) return asSent(await compressText({ ...input, text: unescaped.text }, options), text, unescaped, tokenizer);
+  // An HTML page likewise: its text, Markdown-shaped, is compressed (html.ts); ids expand to the page's
+  // bytes. The derived text is compressed as it is, never derived again (a page showing HTML source).
+  const derived = withoutAnsi(text) ?? (looksLikeHtml(text) ? htmlText(text) : null);
+  if (derived) return asSent(await compressSource({ ...input, text: derived.text }, options), text, derived, tokenizer);
+  return compressSource(input, options);
+}
+
+/** compressText on a text taken as it is (no terminal escapes or page markup to remove first). */
+async function compressSource(input: CompressTextInput, options: CompressTextOptions): Promise<CompressTextResult> {
+  const text = input.text ?? '';
+  const tokenizer = tokenizerFor(input.model);
+  const query = input.query?.trim() ? input.query.trim() : null;
+  const mode = query ? 'query-guided' : 'plain';
+  if (text.trim() === '') return result(text, 0, 0, input.fidelity, mode, tokenizer, 0, 0);
   const a = analyse(text, tokenizer);
   const ref = input.markerIds ? REF_PLACEHOLDER : null;
   const original = a.total;

@@ -1,0 +1,106 @@
+// An HTML page sent to the text engine (workers/text/html.ts) is compressed as its text. Before, a
+// page read as one Markdown HTML block, one unit: uWebSockets.js's 19,204-token HttpResponse page came
+// back at balanced as `[… 19204 tokens #…]` and nothing else.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { compressText } from '../../workers/text/index.js';
+import { htmlText, looksLikeHtml } from '../../workers/text/html.js';
+import { countTokens } from '../../workers/shared/tokens.js';
+
+const PAGE = () => readFileSync(resolve(process.cwd(), 'node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html'), 'utf8');
+const TAG = /<\/?(?:div|span|a|p|li|ul|h\d|section|nav|meta|link|script|style)\b[^>]*>/i;
+
+describe('HTML is compressed as its text', () => {
+  it('a generated API page keeps its headings, signatures and prose, without markup, at every level', async () => {
+    const html = PAGE();
+    let last = 0;
+    for (const fidelity of ['outline', 'balanced', 'detailed'] as const) {
+      const r = await compressText({ text: html, fidelity, markerIds: true });
+      expect(r.original_tokens).toBe(countTokens(html));
+      expect(r.compressed_text, fidelity).not.toMatch(TAG);
+      expect(r.compressed_text).toContain('# Interface HttpResponse');
+      expect(r.compressed_text).toContain('An HttpResponse is valid until either onAborted callback or any of the .end/.tryEnd calls succeed.');
+      // Each level keeps more than the one below it, and far more than a lone marker.
+      expect(r.compressed_tokens, fidelity).toBeGreaterThan(Math.max(last, 150));
+      last = r.compressed_tokens;
+      // Every marker span is a piece of the page as sent, in order, tags included.
+      const spans = r.markers!.spans;
+      for (let k = 0; k < spans.length; k += 2) {
+        expect(spans[k]!).toBeLessThan(spans[k + 1]!);
+        if (k) expect(spans[k]!).toBeGreaterThanOrEqual(spans[k - 1]!);
+      }
+      expect(spans[spans.length - 1]!).toBeLessThanOrEqual(html.length);
+    }
+    expect(last).toBeLessThan(countTokens(html) / 5);
+  });
+
+  it('the text keeps where each character came from', () => {
+    const html = PAGE();
+    const t = htmlText(html)!;
+    const sentence = 'An HttpResponse is valid until either onAborted callback';
+    const k = t.text.indexOf(sentence);
+    expect(k).toBeGreaterThan(0);
+    for (let j = 1; j < sentence.length; j++) expect(html[t.originalOffset(k + j)]).toBe(sentence[j]);
+    // At a word that follows tags, the offset is before the tags (they go with what follows them).
+    expect(html.slice(t.originalOffset(k), t.originalOffset(k) + 200)).toMatch(new RegExp(`^(?:<[^>]*>\\s*)*${sentence}`));
+    let prev = 0;
+    for (let j = 0; j <= t.text.length; j += 97) {
+      const o = t.originalOffset(j);
+      expect(o).toBeGreaterThanOrEqual(prev);
+      prev = o;
+    }
+  });
+
+  it('structure, entities and skipped elements', () => {
+    const html = [
+      '<!DOCTYPE html><html><head><title>T</title><style>body{color:red}</style></head><body>',
+      '<script>var secret = "never shown";</script><!-- a comment -->',
+      '<h2>Install &amp; run</h2><p>Run <code>npm   install</code>,\n   then&nbsp;start.</p>',
+      '<ul><li>first <b>item</b></li><li>second</li></ul>',
+      '<pre>&lt;div class="x"&gt;\n  kept   as is\n&lt;/div&gt;</pre>',
+      '<table><tr><th>Name</th><th>Port</th></tr><tr><td>api</td><td>8080</td></tr></table>',
+      '</body></html>',
+    ].join('');
+    const t = htmlText(html)!.text;
+    expect(t).toBe(
+      [
+        '## Install & run',
+        '',
+        'Run `npm install`, then start.',
+        '',
+        '- first item',
+        '- second',
+        '',
+        '```',
+        '<div class="x">',
+        '  kept   as is',
+        '</div>',
+        '```',
+        '',
+        '| Name | Port',
+        '| api | 8080',
+        '',
+        '',
+      ].join('\n').trimEnd() + '\n\n',
+    );
+    expect(t).not.toContain('secret');
+    expect(t).not.toContain('comment');
+  });
+
+  it('Markdown holding some HTML stays Markdown; a page or a fragment of tags is HTML', async () => {
+    const readme = readFileSync(resolve(process.cwd(), 'node_modules/piscina/README.md'), 'utf8');
+    expect(looksLikeHtml(readme)).toBe(false);
+    expect(looksLikeHtml(`<p align="center"><img src="logo.png"></p>\n\n# Title\n\n${'Some text about the project. '.repeat(20)}`)).toBe(false);
+    expect(looksLikeHtml('Use a <div> around the <span> when the layout breaks. '.repeat(10))).toBe(false);
+    expect(looksLikeHtml('<!doctype html><title>x</title><p>hello</p>')).toBe(true);
+    expect(looksLikeHtml(`<div class="doc">${'<p class="para">Some <em>text</em> here.</p>'.repeat(10)}</div>`)).toBe(true);
+    // A page that shows HTML source keeps it: its text is compressed as it is, not taken for markup again.
+    const page = `<html><body><h1>Templates</h1>${Array.from({ length: 30 }, (_, i) => `<p>Template ${i} renders:</p><pre>&lt;section id="s${i}"&gt;&lt;h2&gt;Part ${i}&lt;/h2&gt;&lt;/section&gt;</pre>`).join('')}</body></html>`;
+    const r = await compressText({ text: page, fidelity: 'detailed' });
+    expect(r.compressed_text).toContain('<section id="s0"><h2>Part 0</h2></section>');
+    // A Markdown document compresses exactly as before (it never enters the HTML path).
+    const md = await compressText({ text: readme, fidelity: 'balanced' });
+    expect(md.compressed_text).toContain('# Piscina');
+  });
+});
