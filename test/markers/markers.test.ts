@@ -55,6 +55,22 @@ function rebuilds(original: string, out: string, expansions: Map<string, string>
 const ctx = markerServer();
 const expand = ctx.expand;
 
+/** Expands every marker; each expansion is a piece of what was sent, in order, and matches `holds`. */
+async function expandsInOrder(text: string, markers: Marker[], holds: RegExp): Promise<Map<string, string>> {
+  const ex = await expand({ ids: markers.map((m) => m.id) });
+  expect(ex.status, ex.text.slice(0, 300)).toBe(200);
+  const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
+  let from = 0;
+  for (const m of markers) {
+    const hidden = expansions.get(m.id)!;
+    expect(hidden).toMatch(holds);
+    const at = text.indexOf(hidden, from);
+    expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
+    from = at + hidden.length;
+  }
+  return expansions;
+}
+
 describe(`navigable markers over REST (${DB_KIND})`, () => {
   for (const [name, doc] of Object.entries(DOCS)) {
     it(`${name}: every marker at every fidelity expands to exactly the text it hides`, async () => {
@@ -110,17 +126,7 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
     expect(res.json.compressed_tokens).toBeLessThan(countTokens(plain) * 0.25);
     const markers = markersOf(out);
     expect(markers.length).toBeGreaterThan(0);
-    const ex = await expand({ ids: markers.map((m) => m.id) });
-    expect(ex.status, ex.text.slice(0, 300)).toBe(200);
-    const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
-    let from = 0;
-    for (const m of markers) {
-      const hidden = expansions.get(m.id)!;
-      expect(hidden).toContain('\x1b[');
-      const at = text.indexOf(hidden, from);
-      expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
-      from = at + hidden.length;
-    }
+    const expansions = await expandsInOrder(text, markers, /\x1b\[/);
     // Output and expansions give back the text as sent, once its escapes are set aside.
     expect(rebuilds(plain, out, new Map([...expansions].map(([id, t]) => [id, t.replace(/\x1b\[[0-9;]*m/g, '')])))).toBe(true);
     // raw is the source, escapes and all.
@@ -149,17 +155,7 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
     expect(res.json.original_tokens).toBe(countTokens(text));
     const markers = markersOf(out);
     expect(markers.length).toBeGreaterThan(2);
-    const ex = await expand({ ids: markers.map((m) => m.id) });
-    expect(ex.status, ex.text.slice(0, 300)).toBe(200);
-    const expansions = new Map<string, string>(ex.json.expansions.map((e: { id: string; text: string }) => [e.id, e.text]));
-    let from = 0;
-    for (const m of markers) {
-      const hidden = expansions.get(m.id)!;
-      expect(hidden).toMatch(/<[a-z]/);
-      const at = text.indexOf(hidden, from);
-      expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
-      from = at + hidden.length;
-    }
+    const expansions = await expandsInOrder(text, markers, /<[a-z]/);
     // Output and expansions, each expansion read as the engine reads the page, give back the page's text.
     const asText = (html: string) => htmlText(html)?.text ?? '';
     expect(rebuilds(asText(text), out, new Map([...expansions].map(([id, t]) => [id, asText(t)])))).toBe(true);
