@@ -94,6 +94,10 @@ describe('HTML is compressed as its text', () => {
     expect(looksLikeHtml(`<p align="center"><img src="logo.png"></p>\n\n# Title\n\n${'Some text about the project. '.repeat(20)}`)).toBe(false);
     expect(looksLikeHtml('Use a <div> around the <span> when the layout breaks. '.repeat(10))).toBe(false);
     expect(looksLikeHtml('<!doctype html><title>x</title><p>hello</p>')).toBe(true);
+    // XML is not a page: a feed or a build file has names of its own.
+    const feed = `<?xml version="1.0"?>\n<rss version="2.0"><channel>${Array.from({ length: 12 }, (_, i) => `<item><title>Release ${i}</title><link>https://example.org/r/${i}</link><pubDate>2026-11-${10 + i}</pubDate></item>`).join('\n')}</channel></rss>`;
+    expect(looksLikeHtml(feed)).toBe(false);
+    expect(looksLikeHtml(`<project>\n${'  <dependency><groupId>org.example</groupId><artifactId>core</artifactId><version>1.2.3</version></dependency>\n'.repeat(8)}</project>`)).toBe(false);
     expect(looksLikeHtml(`<div class="doc">${'<p class="para">Some <em>text</em> here.</p>'.repeat(10)}</div>`)).toBe(true);
     // A page that shows HTML source keeps it: its text is compressed as it is, not taken for markup again.
     const page = `<html><body><h1>Templates</h1>${Array.from({ length: 30 }, (_, i) => `<p>Template ${i} renders:</p><pre>&lt;section id="s${i}"&gt;&lt;h2&gt;Part ${i}&lt;/h2&gt;&lt;/section&gt;</pre>`).join('')}</body></html>`;

@@ -16,6 +16,13 @@ const BLOCK = new Set([
   'thead', 'tbody', 'tfoot', 'blockquote', 'form', 'fieldset', 'figure', 'figcaption', 'details', 'summary', 'address',
   'body', 'html', 'caption', 'center', 'menu',
 ]);
+/** HTML's elements, told apart from an XML document's own names. */
+const HTML_ELEMENTS = new Set([
+  ...SKIPPED, ...BLOCK, 'a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'br', 'button', 'cite', 'code', 'col', 'colgroup', 'data', 'del',
+  'dfn', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'input', 'ins', 'kbd', 'label', 'legend', 'li',
+  'link', 'mark', 'meta', 'nobr', 'option', 'picture', 'pre', 'q', 's', 'samp', 'select', 'small', 'source', 'span',
+  'strong', 'sub', 'sup', 'td', 'textarea', 'th', 'time', 'title', 'tr', 'tt', 'u', 'var', 'video', 'audio', 'wbr',
+]);
 const ENTITIES: Record<string, string> = {
   amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ', copy: '©', reg: '®', trade: '™', hellip: '…', mdash: '—',
   ndash: '–', lsquo: '‘', rsquo: '’', ldquo: '“', rdquo: '”', bull: '•', middot: '·', times: '×', laquo: '«', raquo: '»',
@@ -36,11 +43,16 @@ export function looksLikeHtml(text: string): boolean {
   if (/^(?: {0,3}#{1,6} |[ \t]*```|[ \t]*~~~)/m.test(text)) return false;
   let tagChars = 0;
   let closes = 0;
-  for (const m of text.matchAll(/<\/?[a-zA-Z][^<>]*>/g)) {
+  let tags = 0;
+  let known = 0;
+  for (const m of text.matchAll(/<(\/?)([a-zA-Z][a-zA-Z0-9-]*)[^<>]*>/g)) {
     tagChars += m[0].length;
-    if (m[0][1] === '/') closes++;
+    tags++;
+    if (m[1]) closes++;
+    if (HTML_ELEMENTS.has(m[2]!.toLowerCase())) known++;
   }
-  return closes >= 3 && tagChars * 3 >= text.length;
+  // Mostly HTML's own elements: an XML document (a feed, a POM, a manifest) is not a page.
+  return closes >= 3 && tagChars * 3 >= text.length && known * 2 >= tags;
 }
 
 /** Offsets kept while building: segment k of the text is [cleanStart[k], next) and came from [origStart[k], origEnd[k]) of the page. */
