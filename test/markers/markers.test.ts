@@ -8,6 +8,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { compressText } from '../../workers/text/index.js';
 import { countTokens } from '../../workers/shared/tokens.js';
 import { htmlText } from '../../workers/text/html.js';
+import { junitReport } from '../helpers/junit.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { sweepMarkers } from '../../src/domain/compression/markerStore.js';
 import { connectMcp, fails, ok } from '../helpers/mcp.js';
@@ -33,6 +34,8 @@ const DOCS: Record<string, () => string> = {
   'devtools-protocol JSON': () => read('node_modules/devtools-protocol/json/js_protocol.json'),
   // YAML: values by indentation, markers named by the keys they hide.
   'GitHub workflow YAML': () => read('node_modules/@fastify/ajv-compiler/node_modules/fast-uri/.github/workflows/ci.yml'),
+  // XML: markers stand for whole elements (test cases named by their name attribute), comments apart.
+  'JUnit XML report': () => junitReport(),
 };
 
 interface Marker { raw: string; names: string | undefined; tokens: number; id: string }

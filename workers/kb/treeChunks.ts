@@ -4,6 +4,7 @@
 // around it are restored (JSON) or its indentation is removed (YAML).
 import { compressText } from '../text/index.js';
 import { jsonUnits } from '../text/json.js';
+import { structuredUnits } from '../text/structured.js';
 import { yamlUnits } from '../text/yaml.js';
 import type { TreeKind, TreeLayout } from '../text/tree.js';
 import type { Unit } from '../text/units.js';
@@ -20,7 +21,7 @@ export interface StructuredDoc {
 }
 
 export function structuredDoc(text: string): StructuredDoc | null {
-  const tree = jsonUnits(text) ?? yamlUnits(text);
+  const tree = structuredUnits(text);
   if (!tree) return null;
   const { format, kinds, paths } = tree.layout;
   return { format, units: tree.units, kinds, paths, brackets: format === 'json' ? new JsonBrackets(text) : null };

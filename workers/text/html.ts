@@ -116,7 +116,7 @@ function decodeEntity(name: string): string | null {
 }
 
 /** End of the tag that starts at `i` (after its `>`), quotes in attribute values respected. */
-function tagEnd(t: string, i: number): number {
+export function tagEnd(t: string, i: number): number {
   let quote = 0;
   for (let k = i + 1; k < t.length; k++) {
     const c = t.charCodeAt(k);

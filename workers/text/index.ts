@@ -7,8 +7,7 @@ import { tokenStats, type TokenStats } from '../shared/stats.js';
 import { parseBlocks } from '../shared/markdown.js';
 import type { Block } from '../shared/markdown.js';
 import { buildUnits } from './units.js';
-import { jsonUnits } from './json.js';
-import { yamlUnits } from './yaml.js';
+import { structuredUnits } from './structured.js';
 import type { Unit } from './units.js';
 import type { TreeLayout } from './tree.js';
 import { terms, Vocabulary } from './terms.js';
@@ -112,7 +111,7 @@ const LEAD_SHARE = 0.15;
 const RECENCY_BONUS = 2;
 const RECENCY_SHARE = 0.6;
 /**
- * Plain mode, JSON: a record that reports an error, failure or warning (shared/alerts.ts) gains
+ * Plain mode, JSON and XML: a record that reports an error, failure or warning (shared/alerts.ts) gains
  * ALERT_BONUS. In a JSON log the error entries are near-copies of each other, so without it the
  * detail and diversity terms kept the first and passed over the rest for routine entries.
  */
@@ -148,8 +147,8 @@ interface Analysis extends Skeleton {
 }
 
 function analyse(text: string, tokenizer: TokenizerName): Analysis {
-  // Structured text is cut into whole values (tree.ts), anything else into Markdown blocks and sentences.
-  const tree = jsonUnits(text) ?? yamlUnits(text);
+  // Structured text (JSON, YAML, XML) is cut into whole values (tree.ts), anything else into Markdown blocks and sentences.
+  const tree = structuredUnits(text);
   const blocks = tree ? tree.blocks : parseBlocks(text);
   const units = tree ? tree.units : buildUnits(text, blocks);
   const n = units.length;
@@ -204,7 +203,7 @@ function recencyBonus(priority: Float64Array, releases: Int32Array, cost: Int32A
   for (let i = 0; i < releases.length; i++) if (releases[i]! >= 0) priority[i] = priority[i]! + bonus[releases[i]!]!;
 }
 
-/** Adds ALERT_BONUS to the priority of every JSON record that reports an error or warning, in place. */
+/** Adds ALERT_BONUS to the priority of every JSON or XML record that reports an error or warning, in place. */
 function alertBonus(priority: Float64Array, text: string, units: Unit[]): void {
   for (let i = 0; i < units.length; i++) {
     const u = units[i]!;
@@ -306,7 +305,7 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
     if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
     const releases = releaseRanks(text, a.blocks, a.units);
     if (releases) recencyBonus(priority, releases, cost, budget);
-    if (a.tree?.format === 'json') alertBonus(priority, text, a.units);
+    if (a.tree && a.tree.format !== 'yaml') alertBonus(priority, text, a.units);
   }
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);

@@ -69,7 +69,7 @@ function childrenOf(t: string, start: number, end: number): TreeChild[] {
 }
 
 /** Keys whose value names a record (`"id": 1011`, `"name": "getStackTrace"`, `"req_id": "r-20ddf"`). */
-const IDENTITY_KEY = /^(?:id|name|title|key|slug|uuid|login|domain|sku|number|ref)$|[_-]id$|[a-z]Id$/i;
+export const IDENTITY_KEY = /^(?:id|name|title|key|slug|uuid|login|domain|sku|number|ref)$|[_-]id$|[a-z]Id$/i;
 /** Members of a record looked at for its label. */
 const LABEL_MEMBERS = 8;
 

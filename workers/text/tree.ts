@@ -42,7 +42,7 @@ export interface TreeContainer {
 
 /** What a format tells the builder about its values. */
 export interface TreeSource {
-  format: 'json' | 'yaml';
+  format: 'json' | 'yaml' | 'xml';
   /**
    * How a value too large to be one unit opens: its children and what they are, the span of its text
    * to cut into sentences (a JSON string without its quotes), or null when it cannot be opened.

@@ -29,7 +29,10 @@ function treeMarker(run: TreeRun, layout: TreeLayout, id?: string): string {
   const what = plural(run.count, one, many);
   // The exact hidden span's tokens, structure included (counted once the run is complete).
   const tokens = plural(tokensBetween(layout.pieces, run.start, run.end), 'token', 'tokens');
-  if (!id) return `[… ${what}, ${tokens}]`;
+  // Members without keys (comments between YAML keys or XML elements) are not counted as keys.
+  const unkeyed = run.kind === 'object' && run.keyed === 0;
+  if (!id) return unkeyed ? `[… ${tokens}]` : `[… ${what}, ${tokens}]`;
+  if (unkeyed) return `[… ${tokens} #${id}]`;
   let label = what;
   if (run.kind === 'object' && run.names.length) label = nameList(run.names, run.keyed);
   else if (run.kind === 'array' && run.names.length) label = `${what} (${run.names.join(', ')}${run.count > run.names.length ? ', …' : ''})`;
