@@ -61,7 +61,8 @@ describe('the text of an HTML page is found in time linear in its length', () =>
       const scan = (s: string) => (looksLikeHtml(s), htmlText(s));
       scan(small);
       scan(large);
-      expect(best(() => scan(large), 5) / best(() => scan(small), 5)).toBeLessThan(24);
+      // About 8x when linear, 64x when quadratic (the two quadratic spots fixed measured over 100x).
+      expect(best(() => scan(large), 5) / best(() => scan(small), 5)).toBeLessThan(32);
     });
   }
 });
@@ -82,7 +83,7 @@ describe('XML is parsed in time linear in its length', () => {
       // Each size once before timing: the first calls pay for compiling and for growing the heap.
       xmlUnits(small);
       xmlUnits(large);
-      expect(best(() => xmlUnits(large), 5) / best(() => xmlUnits(small), 5)).toBeLessThan(24);
+      expect(best(() => xmlUnits(large), 5) / best(() => xmlUnits(small), 5)).toBeLessThan(32);
     });
   }
 });
