@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkText, CHUNK_MAX_TOKENS } from '../../workers/kb/chunk.js';
 import { JsonBrackets, wrapJson } from '../../workers/kb/treeChunks.js';
+import { junitReport } from '../helpers/junit.js';
 import { unifiedDiff } from '../../workers/kb/diff.js';
 import { LexicalIndex } from '../../workers/kb/lexical.js';
 import { ProjectIndex } from '../../workers/kb/projectIndex.js';
@@ -71,6 +72,28 @@ describe('chunking', () => {
     expect(wrap).toEqual({ prefix: '{"":[', suffix: '}' });
     expect(JSON.parse(wrap.prefix + small.slice(from, to) + wrap.suffix)).toEqual({ '': [{ id: 'x]}' }], b: 2 });
     expect(new JsonBrackets(small).at(small.indexOf('x]'))).toBeNull();
+
+    // XML: chunks are runs of whole test cases; the skeleton keeps whole ones (failures among them) and
+    // names the ones it hides, every other line an input line.
+    const report = junitReport(400);
+    const xchunks = await chunkText(report);
+    expect(xchunks.length).toBeGreaterThan(3);
+    const reportLines = new Set(report.split('\n').map((l) => l.trim()));
+    let hiddenCases = 0;
+    for (const c of xchunks) {
+      expect(report.slice(c.start, c.end)).toBe(c.raw_text);
+      if (c.ordinal > 0) {
+        expect(c.heading).toBe('xml $.testsuites.testsuite');
+        expect(c.raw_text).toMatch(/^<testcase /);
+      }
+      if (c.tokens <= 60) continue;
+      for (const line of c.skeleton.split('\n')) {
+        const m = /^\s*\[HIDDEN: (\d+) items?, \d+ tokens\]$/.exec(line);
+        if (m) hiddenCases += Number(m[1]);
+        else expect(reportLines.has(line.trim()), line).toBe(true);
+      }
+    }
+    expect(hiddenCases).toBeGreaterThan(200);
 
     const yaml = Array.from({ length: 30 }, (_, i) => [`service_${i}:`, `  image: registry.example/app-${i}:1.${i}`, '  ports:', `    - "${8000 + i}:80"`, '  environment:', `    LOG_LEVEL: ${i % 2 ? 'debug' : 'info'}`, `    WORKERS: ${i + 1}`].join('\n')).join('\n');
     const ychunks = await chunkText(yaml);
