@@ -6,6 +6,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { realDoc } from '../text/helpers.js';
 import { call } from '../helpers/mcp.js';
+import { junitReport } from '../helpers/junit.js';
 import { connectAs } from '../helpers/users.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -48,6 +49,19 @@ describe(`recommend_compression (${DB_KIND})`, () => {
     // The recommended call works as given, with the content in place of the placeholder.
     const toon = await call(pro, 'toon_encode', { json: rows });
     expect(toon.data.toon_tokens).toBeLessThan(toon.data.json_tokens);
+
+    // Markup and structured text go to the text engine, which reads each as what it is. Until
+    // 2026-11-27 a page and an XML report were classified as TSX and sent to compress_codebase.
+    const page = (await call(pro, 'recommend_compression', { text: readFileSync(join(root, 'node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html'), 'utf8') })).data;
+    expect(page).toMatchObject({ kind: 'html', recommended_tool: 'optimize_for_model' });
+    const report = (await call(pro, 'recommend_compression', { text: junitReport() })).data;
+    expect(report).toMatchObject({ kind: 'xml', recommended_tool: 'optimize_for_model' });
+    const workflow = (await call(pro, 'recommend_compression', { text: readFileSync(join(root, 'node_modules/@fastify/ajv-compiler/node_modules/fast-uri/.github/workflows/ci.yml'), 'utf8') })).data;
+    expect(workflow).toMatchObject({ kind: 'yaml' });
+    const issues = JSON.stringify(Array.from({ length: 40 }, (_, i) => ({ id: i, title: `Issue ${i}`, ...(i % 2 ? { labels: ['bug'] } : { assignee: `user${i}` }) })), null, 2);
+    const mixed = (await call(pro, 'recommend_compression', { text: issues })).data;
+    expect(mixed).toMatchObject({ kind: 'json', recommended_tool: 'optimize_for_model' });
+    expect(mixed.reasons[0]).toMatch(/whole records/);
   });
 
   it('small inputs are left alone; a full context window makes even a small one worth it', async () => {

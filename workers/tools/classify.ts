@@ -1,11 +1,15 @@
 // What kind of content a text is, so recommend_compression can name the tool that fits it: code (with
 // its language), a runner's or compiler's output, JSON (and whether it is a uniform array, which TOON
-// turns into a table), or prose.
+// turns into a table), an HTML page, XML, YAML, or prose. The markup and structured kinds are told
+// apart by the text engine's own detectors, so the advice matches what optimize_for_model will do.
 import { detectLanguage } from '../code/detect.js';
+import { looksLikeHtml } from '../text/html.js';
+import { xmlUnits } from '../text/xml.js';
+import { yamlUnits } from '../text/yaml.js';
 import { countTokens } from '../shared/tokens.js';
 import { detectCliTool, filterCliOutput } from './cliOutput.js';
 
-export type ContentKind = 'code' | 'cli_output' | 'json' | 'prose';
+export type ContentKind = 'code' | 'cli_output' | 'json' | 'html' | 'xml' | 'yaml' | 'prose';
 
 export interface Classification {
   kind: ContentKind;
@@ -47,12 +51,16 @@ export function classifyContent(text: string, hints: { filename?: string | null;
   const base = { tokens, language: null, cli_tool: null, uniform_array: false };
   const shape = jsonShape(text);
   if (shape.json) return { ...base, kind: 'json', uniform_array: shape.uniform };
+  // Before code detection: a page or an XML document parses as TSX.
+  if (looksLikeHtml(text)) return { ...base, kind: 'html' };
+  if (xmlUnits(text)) return { ...base, kind: 'xml' };
   const lines = text.split('\n');
   const cli = detectCliTool(lines, hints.command ?? '');
   if (cli !== 'generic' || hints.command) {
     const f = filterCliOutput(text, { command: hints.command ?? undefined });
     if (cli !== 'generic' || f.failure_lines + f.error_lines + f.summary.length > 0) return { ...base, kind: 'cli_output', cli_tool: cli };
   }
+  if (yamlUnits(text)) return { ...base, kind: 'yaml' };
   if (!hints.filename && looksLikeProse(text)) return { ...base, kind: 'prose' };
   const d = detectLanguage(text, null, hints.filename ?? null);
   if (d.how !== 'none' && d.grammar) return { ...base, kind: 'code', language: d.language };

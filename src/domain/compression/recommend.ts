@@ -5,6 +5,15 @@ import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
 import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
 import type { Call } from '../call.js';
 
+/** What the text engine does with each kind it compresses (docs/text-engine.md). */
+const TEXT_KINDS: Partial<Record<string, string>> = {
+  prose: 'Prose: a faithful skeleton at the level below.',
+  json: 'JSON without a uniform array: cut into whole records and keys, each elision marker naming what it hides.',
+  yaml: 'YAML: cut into whole keys with what they hold, each elision marker naming the keys it hides.',
+  xml: 'XML: cut into whole elements (error and failure entries first), comments apart.',
+  html: 'An HTML page: compressed as its text, without tags, scripts or styles; marker ids expand to the page as sent.',
+};
+
 export async function recommendCompression(
   call: Call,
   input: { text: string; query?: string; model?: string; context_window?: number; used_tokens?: number; filename?: string; command?: string },
@@ -28,15 +37,17 @@ export async function recommendCompression(
       args = { output: '<the output>', ...(input.command ? { command: input.command } : {}) };
       reasons.push(`Output of ${c.cli_tool === 'generic' ? 'a command' : c.cli_tool}: failures, errors and the summary are what matter; passing tests and progress fold away.`);
       break;
-    case 'json':
-      tool = c.uniform_array ? 'toon_encode' : 'compress_tool_output';
-      args = c.uniform_array ? { json: '<the JSON>' } : { output: '<the JSON>' };
-      reasons.push(c.uniform_array ? 'JSON with a uniform array of objects: TOON writes it as a table, losslessly.' : 'JSON without a uniform array: repeated lines collapse, identifiers stay.');
-      break;
     default:
+      if (c.kind === 'json' && c.uniform_array) {
+        tool = 'toon_encode';
+        args = { json: '<the JSON>' };
+        reasons.push('JSON with a uniform array of objects: TOON writes it as a table, losslessly.');
+        break;
+      }
+      // Other JSON, YAML, XML, pages and prose: the text engine, which cuts each into whole values or reads the page's text.
       tool = input.query ? 'prune_by_relevance' : 'optimize_for_model';
       args = input.query ? { text: '<the text>', query: input.query, budget_tokens: budgetFor(c.tokens, fidelity === 'raw' ? 'detailed' : fidelity) } : { text: '<the text>', model: input.model ?? 'gpt-4o', fidelity };
-      reasons.push(input.query ? 'Prose with a question: keep what answers it within a budget.' : 'Prose: a faithful skeleton at the level below.');
+      reasons.push(`${TEXT_KINDS[c.kind] ?? TEXT_KINDS.prose!}${input.query ? ' With a question, what answers it is kept within a budget.' : ''}`);
   }
   reasons.push(
     worth
@@ -53,7 +64,7 @@ export async function recommendCompression(
     recommended_arguments: worth ? args : null,
     fidelity,
     original_tokens: c.tokens,
-    estimated_tokens_after: worth && c.kind !== 'json' ? Math.min(c.tokens, rule.estimated) : c.tokens,
+    estimated_tokens_after: worth && !(c.kind === 'json' && c.uniform_array) ? Math.min(c.tokens, rule.estimated) : c.tokens,
     context_window: window,
     reasons,
   };

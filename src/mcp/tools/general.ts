@@ -21,7 +21,7 @@ export const generalTools = [
     plan: 'pro',
     advisory: true,
     description:
-      'Which tool fits this content (code, a runner\'s output, JSON, prose) and at which level, whether compressing pays at all, and the arguments to call it with.',
+      'Which tool fits this content (code, a runner\'s output, JSON, YAML, XML, an HTML page, prose) and at which level, whether compressing pays at all, and the arguments to call it with.',
     input: z
       .object({
         text: z.string().min(1).max(2_000_000),
