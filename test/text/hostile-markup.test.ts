@@ -51,6 +51,7 @@ const PAGES: Record<string, (n: number) => string> = {
   'unclosed tags and quotes': (n) => `<html>${'<a "<b \'<'.repeat(n / 9)}`,
   'blank lines after a tag': (n) => `<div>${'\n'.repeat(n)}`,
   'entities and spaces': (n) => `<html>${'&amp;&#x41; &bogus;  &'.repeat(n / 22)}`,
+  'many heads without a title': (n) => `<html>${'<head></head><p>x</p>'.repeat(n / 21)}<title>t</title>`,
 };
 
 describe('the text of an HTML page is found in time linear in its length', () => {
