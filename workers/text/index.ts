@@ -64,7 +64,7 @@ export interface CompressTrace {
   original: number;
   /** Everything kept: the input fits the budget, or the skeleton came out no shorter than the input. */
   all_kept: 'fits_budget' | 'not_shorter' | null;
-  /** JSON or YAML: the tree of values the units were cut from (its paths name the sections). */
+  /** JSON, YAML or XML: the tree of values the units were cut from (its paths name the sections). */
   tree: TreeLayout | null;
 }
 export interface CompressTextResult extends TokenStats {

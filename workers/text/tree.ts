@@ -1,6 +1,7 @@
-// Structured text (JSON, YAML) as a tree of values: units are whole values, never pieces of two. A
-// value small enough is one unit; a larger one is opened and its children cut the same way. The
-// format modules (json.ts, yaml.ts) find the values; this builds the units, treeRender.ts the output.
+// Structured text (JSON, YAML, XML) as a tree of values: units are whole values, never pieces of
+// two. A value small enough is one unit; a larger one is opened and its children cut the same way.
+// The format modules (json.ts, yaml.ts, xml.ts; structured.ts tries them) find the values; this
+// builds the units, treeRender.ts the output.
 import type { Block } from '../shared/markdown.js';
 import { splitSentences } from './sentences.js';
 import type { PieceOffsets } from './tokencount.js';

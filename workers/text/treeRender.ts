@@ -1,4 +1,4 @@
-// Skeletons of structured text (JSON, YAML): the document verbatim, each run of hidden sibling values
+// Skeletons of structured text (JSON, YAML, XML): the document verbatim, each run of hidden sibling values
 // replaced by one marker where it stood (`[… 12 items (1011, 1012, …): 1900 tokens #…]`,
 // `[… labels, user +2 more: 80 tokens #…]`).
 import type { TreeContainer, TreeKind, TreeLayout } from './tree.js';
