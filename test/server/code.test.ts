@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { junitReport } from '../helpers/junit.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -111,6 +114,18 @@ describe(`code results are honest about what they compressed (${DB_KIND})`, () =
       expect(res.json.compressed_tokens).toBeGreaterThan(0);
       expect(res.json.compressed_tokens).toBeLessThanOrEqual(res.json.original_tokens);
     }
+  });
+
+  it('an HTML page or an XML document is markup, not TSX: the text engine reads it', async () => {
+    // Until 2026-11-27 a page was detected as TSX, parsed, and came back as an empty skeleton.
+    const page = readFileSync(join(process.cwd(), 'node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html'), 'utf8');
+    const res = await server.request('POST', '/v1/compress-code', { body: { code: page, fidelity: 'balanced' } });
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({ parser: 'text', language: 'unknown' });
+    expect(res.json.skeleton).toContain('# Interface HttpResponse');
+    const report = await server.request('POST', '/v1/compress-code', { body: { code: junitReport(), fidelity: 'balanced' } });
+    expect(report.json).toMatchObject({ parser: 'text', language: 'unknown' });
+    expect(report.json.skeleton.match(/<failure /g)).toHaveLength(6);
   });
 });
 

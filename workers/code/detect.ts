@@ -1,5 +1,6 @@
 import { LANGUAGES, languageFromFilename, normalizeLanguage } from './languages.js';
 import { countErrors, parse } from './parse.js';
+import { looksLikeHtml } from '../text/html.js';
 
 /** Content signals per grammar; they only shortlist candidates, the parse with fewest errors decides. */
 const SIGNALS: Record<string, RegExp[]> = {
@@ -38,6 +39,8 @@ export function detectLanguage(code: string, language?: string | null, filename?
     if (id) return { language: id, grammar: id in LANGUAGES, how: 'filename' };
   }
   const sample = code.length > PROBE ? code.slice(0, PROBE) : code;
+  // An HTML page or an XML document is markup, not TSX (whose signals it shares): the text engine reads it.
+  if (/^\uFEFF?\s*<\?xml\b/.test(sample) || looksLikeHtml(sample)) return { language: 'unknown', grammar: false, how: 'none' };
   const scores: Record<string, number> = {};
   for (const [id, signals] of Object.entries(SIGNALS)) scores[id] = signals.reduce((n, re) => n + (re.test(sample) ? 1 : 0), 0);
   // TS and TSX extend JS; C++ extends C: carry the base score so the superset can win on parse quality.
