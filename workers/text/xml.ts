@@ -1,6 +1,6 @@
 // XML sent to the text engine (a feed, a build file, a JUnit report, a manifest): units are whole
-// elements, as JSON's are whole values (tree.ts). Cut as prose, a pretty XML document without blank
-// lines is one Markdown HTML block: one unit, kept whole or hidden whole.
+// elements, as JSON's are whole values (tree.ts). Cut as prose, XML was cut in pieces that began and
+// ended inside elements, and a JUnit report at balanced lost 2 of its 6 failures.
 import { tagEnd } from './html.js';
 import { IDENTITY_KEY } from './json.js';
 import { treeUnits, type TreeChild, type TreeKind, type TreeSource, type TreeUnits } from './tree.js';
