@@ -1,6 +1,8 @@
 // Terminal escape sequences (colours, cursor moves, OSC titles and links): noise that costs tokens and
 // that no reader of a compressed text sees. One pattern for every engine that cleans terminal output.
 
+import { countBelow } from './sorted.js';
+
 export const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)/g;
 
 /** A text without its escape sequences, and the way back to offsets in the text as sent. */
@@ -34,15 +36,9 @@ export function withoutAnsi(text: string): Unescaped | null {
   return {
     text: clean,
     originalOffset: (k) => {
-      // Sequences removed strictly before cleaned offset k (binary search over `at`).
-      let lo = 0;
-      let hi = at.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (at[mid]! < k) lo = mid + 1;
-        else hi = mid;
-      }
-      return k + (lo > 0 ? removedBefore[lo - 1]! : 0);
+      // Sequences removed strictly before cleaned offset k.
+      const before = countBelow(at, k);
+      return k + (before > 0 ? removedBefore[before - 1]! : 0);
     },
   };
 }

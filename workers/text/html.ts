@@ -7,6 +7,7 @@
 // came from in the page, so marker spans are told as offsets into the HTML as sent and an id expands
 // to the page's own bytes, tags included (as terminal escapes are handled: ../shared/ansi.ts).
 import type { Unescaped } from '../shared/ansi.js';
+import { countBelow } from '../shared/sorted.js';
 
 /** Elements whose content is never text for a reader. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'object', 'canvas', 'iframe', 'math']);
@@ -235,14 +236,8 @@ export function htmlText(html: string): Unescaped | null {
     // A character's own source; at the start of a segment, the end of the one before it, so the tags
     // right before a character are on the original's side of it (as terminal escapes are).
     originalOffset: (k) => {
-      let lo = 0;
-      let hi = cleanStart.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (cleanStart[mid]! <= k) lo = mid + 1;
-        else hi = mid;
-      }
-      const seg = lo - 1;
+      // The segment holding k: the last one starting at or before it.
+      const seg = countBelow(cleanStart, k + 1) - 1;
       if (seg < 0) return 0;
       if (k >= clean.length) return origEnd[cleanStart.length - 1]!;
       if (cleanStart[seg] === k) return seg > 0 ? origEnd[seg - 1]! : 0;

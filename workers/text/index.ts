@@ -252,9 +252,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   if (!isFidelity(input.fidelity)) throw new TypeError(`invalid fidelity: ${String(input.fidelity)}`);
   if (input.text != null && typeof input.text !== 'string') throw new TypeError('text must be a string');
   const text = input.text ?? '';
-  const tokenizer = tokenizerFor(input.model);
-  const query = input.query?.trim() ? input.query.trim() : null;
-  const mode = query ? 'query-guided' : 'plain';
+  const { tokenizer, mode } = readRequest(input);
   if (input.fidelity === 'raw' || text.trim() === '') {
     const t = fastCount(text, tokenizer);
     return result(text, t, t, input.fidelity, mode, tokenizer, 0, 0);
@@ -267,12 +265,16 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   return compressSource(input, options);
 }
 
+/** What a compression reads from its request besides the text: the tokenizer, the query (trimmed, or null), the mode. */
+function readRequest(input: CompressTextInput): { tokenizer: TokenizerName; query: string | null; mode: CompressTextResult['mode'] } {
+  const query = input.query?.trim() ? input.query.trim() : null;
+  return { tokenizer: tokenizerFor(input.model), query, mode: query ? 'query-guided' : 'plain' };
+}
+
 /** compressText on a text taken as it is (no terminal escapes or page markup to remove first). */
 async function compressSource(input: CompressTextInput, options: CompressTextOptions): Promise<CompressTextResult> {
   const text = input.text ?? '';
-  const tokenizer = tokenizerFor(input.model);
-  const query = input.query?.trim() ? input.query.trim() : null;
-  const mode = query ? 'query-guided' : 'plain';
+  const { tokenizer, query, mode } = readRequest(input);
   if (text.trim() === '') return result(text, 0, 0, input.fidelity, mode, tokenizer, 0, 0);
   const a = analyse(text, tokenizer);
   const ref = input.markerIds ? REF_PLACEHOLDER : null;

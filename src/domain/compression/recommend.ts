@@ -4,9 +4,10 @@
 import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
 import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
 import type { Call } from '../call.js';
+import type { ContentKind } from '../../../workers/tools/classify.js';
 
 /** What the text engine does with each kind it compresses (docs/text-engine.md). */
-const TEXT_KINDS: Partial<Record<string, string>> = {
+const TEXT_KINDS: Record<Exclude<ContentKind, 'code' | 'cli_output'>, string> = {
   prose: 'Prose: a faithful skeleton at the level below.',
   json: 'JSON without a uniform array: cut into whole records and keys, each elision marker naming what it hides.',
   yaml: 'YAML: cut into whole keys with what they hold, each elision marker naming the keys it hides.',
@@ -47,7 +48,7 @@ export async function recommendCompression(
       // Other JSON, YAML, XML, pages and prose: the text engine, which cuts each into whole values or reads the page's text.
       tool = input.query ? 'prune_by_relevance' : 'optimize_for_model';
       args = input.query ? { text: '<the text>', query: input.query, budget_tokens: budgetFor(c.tokens, fidelity === 'raw' ? 'detailed' : fidelity) } : { text: '<the text>', model: input.model ?? 'gpt-4o', fidelity };
-      reasons.push(`${TEXT_KINDS[c.kind] ?? TEXT_KINDS.prose!}${input.query ? ' With a question, what answers it is kept within a budget.' : ''}`);
+      reasons.push(`${TEXT_KINDS[c.kind]}${input.query ? ' With a question, what answers it is kept within a budget.' : ''}`);
   }
   reasons.push(
     worth
