@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { chunkText, CHUNK_MAX_TOKENS } from '../../workers/kb/chunk.js';
 import { JsonBrackets, wrapJson } from '../../workers/kb/treeChunks.js';
@@ -107,6 +107,48 @@ describe('chunking', () => {
       expect(c.skeleton).toMatch(/^service_\d+:\n  image: /);
       expect(c.skeleton).toMatch(/\[HIDDEN: \d+ keys?, \d+ tokens\]/);
     }
+  });
+});
+
+describe('chunking what a reader sees', () => {
+  /** Every word of a chunk's text is in its span of the text as sent (markup stripped), and spans come in order. */
+  function expectSpans(sent: string, chunks: Awaited<ReturnType<typeof chunkText>>, strip: (span: string) => string) {
+    let prev = 0;
+    for (const c of chunks) {
+      expect(c.start).toBeGreaterThanOrEqual(prev);
+      expect(c.end).toBeGreaterThan(c.start);
+      prev = c.end;
+      const span = strip(sent.slice(c.start, c.end));
+      for (const w of c.raw_text.match(/[A-Za-z][A-Za-z0-9_]{3,}/g) ?? []) expect(span, w).toContain(w);
+    }
+  }
+
+  it('an HTML page: chunks of its text (no tags, scripts or empty list items), headed by its headings, spans in the page', async () => {
+    const page = readFileSync(resolve(process.cwd(), 'node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html'), 'utf8');
+    const chunks = await chunkText(page);
+    expect(chunks.length).toBeGreaterThan(3);
+    expect(chunks.length).toBeLessThan(20);
+    for (const c of chunks) {
+      expect(c.tokens).toBeLessThanOrEqual(CHUNK_MAX_TOKENS);
+      expect(c.raw_text).not.toMatch(/<\/?[a-z]+[\s>]|^- *$/m);
+      expect(c.skeleton).not.toMatch(/<\/?[a-z]+[\s>]/);
+    }
+    expectSpans(page, chunks, (s) => s.replace(/<[^>]*>/g, ''));
+    expect(chunks.map((c) => c.raw_text).join('')).toContain('### close\n\n- close(): HttpResponse\n- Immediately force closes the connection.');
+    expect(chunks.filter((c) => c.heading?.startsWith('Interface HttpResponse › Methods › ')).length).toBeGreaterThan(5);
+  });
+
+  it('terminal output: chunks without escapes, spans holding them', async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => `\x1b[2m12:00:${String(i % 60).padStart(2, '0')}\x1b[0m \x1b[${i % 7 ? 32 : 31}m${i % 7 ? 'INFO' : 'ERROR'}\x1b[0m worker-${i % 4} handled job ${1000 + i} in ${i % 90} ms`);
+    const log = lines.join('\n');
+    const chunks = await chunkText(log);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) {
+      expect(c.raw_text).not.toContain('\x1b');
+      expect(log.slice(c.start, c.end)).toContain('\x1b[');
+    }
+    expectSpans(log, chunks, (s) => s.replace(/\x1b\[[0-9;]*m/g, ''));
+    expect(chunks.map((c) => c.raw_text).join('\n')).toContain('ERROR worker-0 handled job 1000 in 0 ms');
   });
 });
 

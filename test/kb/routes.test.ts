@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { DOCS, makeTenant, settle } from './helpers.js';
@@ -123,6 +125,23 @@ describe(`knowledge query (${DB_KIND})`, () => {
     expect(out.results.every((r) => r.item_id === rockets)).toBe(true);
     const [row] = await server.app.services.db.query<{ t: string }>('select jsonb_typeof(metadata) as t from kb_items where id = $1', [rockets]);
     expect(row!.t).toBe('object');
+  });
+
+  // A page used to be chunked as Markdown: 56 chunks of tags (one over the 400-token bound), no
+  // headings, a search finding attribute soup. It is chunked as it reads; the item keeps the page.
+  it('an HTML page is found by its text: chunks without tags, headed by the page\'s headings', async () => {
+    const page = readFileSync(resolve(process.cwd(), 'node_modules/uWebSockets.js/docs/generated/interfaces/HttpResponse.html'), 'utf8');
+    const item = (await ingest({ name: 'HttpResponse page', text: page })).item_id;
+    await settle(server);
+    const got = await server.request('GET', `${kb(t.projectId)}/items/${item}`, { key: t.keyA });
+    expect(got.json.content).toBe(page);
+    expect(got.json.chunk_count).toBeLessThan(20);
+    const out = await query('force close the connection immediately', { limit: 3 });
+    const top = out.results[0]! as (typeof out.results)[number] & { heading: string | null };
+    expect(top.item_id).toBe(item);
+    expect(top.raw_text).toContain('Immediately force closes the connection.');
+    expect(top.raw_text).not.toMatch(/<\/?[a-z]+[\s>]/);
+    expect(top.heading).toMatch(/Interface HttpResponse › Methods/);
   });
 
   it('validates the query body', async () => {

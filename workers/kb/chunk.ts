@@ -1,10 +1,12 @@
 // Structure-aware chunking for the Knowledge Hub: sections and paragraphs, about 200-400 tokens,
 // each chunk an exact slice of the original with its heading path; plus the chunk's skeleton view.
 // JSON and YAML are cut as the text engine cuts them, into whole values, and a chunk's heading is
-// the path of the value it starts in.
+// the path of the value it starts in. An HTML page or terminal output is chunked as it reads
+// (../text/asRead.ts): a chunk's text has no tags or escapes, its offsets are the page's.
 import { parseBlocks, type Block } from '../shared/markdown.js';
 import { splitSentences } from '../text/sentences.js';
 import { compressText } from '../text/index.js';
+import { textAsRead } from '../text/asRead.js';
 import { fastCount } from '../text/tokencount.js';
 import type { TreeKind } from '../text/tree.js';
 import { structuredDoc, structuredSkeleton, type StructuredDoc } from './treeChunks.js';
@@ -20,9 +22,13 @@ export interface Chunk {
   ordinal: number;
   /** Heading path ("Install › Linux"), or null before the first heading. */
   heading: string | null;
-  /** Offsets into the original text; raw_text = text.slice(start, end). */
+  /** Offsets into the original text. */
   start: number;
   end: number;
+  /**
+   * text.slice(start, end); for an HTML page or terminal output, that slice as read (tags, scripts and
+   * escapes removed), which is what gets embedded, indexed and returned.
+   */
   raw_text: string;
   tokens: number;
   /** Compressed view for navigation: kept sentences verbatim, [HIDDEN: …] for elided runs. */
@@ -135,9 +141,12 @@ function structuredPieces(text: string, doc: StructuredDoc, max: number): Sectio
 }
 
 /** Cuts `text` into chunks; `withSkeleton: false` leaves skeleton = raw_text (cheap path for tests/bench). */
-export async function chunkText(text: string, options: { withSkeleton?: boolean; max?: number } = {}): Promise<Chunk[]> {
-  if (text.trim() === '') return [];
+export async function chunkText(sent: string, options: { withSkeleton?: boolean; max?: number } = {}): Promise<Chunk[]> {
+  if (sent.trim() === '') return [];
   const max = options.max ?? CHUNK_MAX_TOKENS;
+  const read = textAsRead(sent);
+  const text = read?.text ?? sent;
+  const sentOffset = read ? read.originalOffset : (k: number) => k;
   const doc = structuredDoc(text);
   const structured = doc !== null;
   const { pieces, headingPath } = doc ? structuredPieces(text, doc, max) : markdownPieces(text, max);
@@ -174,8 +183,8 @@ export async function chunkText(text: string, options: { withSkeleton?: boolean;
     chunks.push({
       ordinal: chunks.length,
       heading: headingPath(body.section),
-      start,
-      end,
+      start: sentOffset(start),
+      end: sentOffset(end),
       raw_text: raw,
       tokens,
       skeleton: options.withSkeleton === false ? raw : await chunkSkeleton(raw, tokens, doc && g[0]!.kind ? () => structuredSkeleton(doc, text, start, end, g[0]!.kind!) : null),

@@ -69,6 +69,8 @@ class Builder {
   tail = '\n\n';
   /** Whitespace seen after a word: written as one space before the next word, dropped at a line break. */
   pending: [number, number] | null = null;
+  /** A list item's `- ` (its tag's span), written with the item's first text: an item with none (an icon) leaves no empty line. */
+  bullet: [number, number] | null = null;
 
   /** Whitespace of the page at [from, to): one space, if more text follows on the line. */
   space(from: number, to: number): void {
@@ -77,6 +79,14 @@ class Builder {
 
   emit(s: string, from: number, to: number, copied = false): void {
     if (!s) return;
+    if (this.bullet) {
+      // Breaks inside an item before its text (`<li><p>`) are the bullet's own line start.
+      if (s.trim() === '') return;
+      const [a, z] = this.bullet;
+      this.bullet = null;
+      this.pending = null;
+      this.push('- ', a, z, false);
+    }
     if (this.pending) {
       const [a, z] = this.pending;
       this.pending = null;
@@ -98,12 +108,14 @@ class Builder {
   /** A paragraph break (one blank line), unless the text already ends with one. */
   breakBlock(at: number): void {
     this.pending = null;
+    if (this.bullet) return;
     if (this.tail === '\n\n') return;
     this.emit(this.tail.endsWith('\n') ? '\n' : '\n\n', at, at);
   }
 
   lineBreak(at: number): void {
     this.pending = null;
+    if (this.bullet) return;
     if (!this.tail.endsWith('\n')) this.emit('\n', at, at);
   }
 }
@@ -197,6 +209,8 @@ export function htmlText(html: string): Unescaped | null {
       i = close < 0 ? n : tagEnd(html, close);
       continue;
     }
+    // A heading or a block of code starts its own line, not a list item's.
+    if (/^h[1-6]$/.test(name) || name === 'pre') b.bullet = null;
     if (/^h[1-6]$/.test(name)) {
       b.breakBlock(i);
       if (!closing) b.emit(`${'#'.repeat(Number(name[1]))} `, i, end);
@@ -211,11 +225,13 @@ export function htmlText(html: string): Unescaped | null {
         b.emit('```\n', i, end);
         pre++;
       }
-    } else if (name === 'li') {
-      if (!closing) {
+    } else if (name === 'li' || name === 'ul' || name === 'ol') {
+      // An item that ends before any text, or a nested list's first item, drops the pending bullet.
+      b.bullet = null;
+      if (name === 'li' && !closing) {
         b.lineBreak(i);
-        b.emit('- ', i, end);
-      }
+        b.bullet = [i, end];
+      } else if (name !== 'li') b.breakBlock(i);
     } else if (name === 'br') b.emit('\n', i, end);
     else if (name === 'hr') {
       b.breakBlock(i);

@@ -20,8 +20,8 @@ import { unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
 import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
-import { withoutAnsi, type Unescaped } from '../shared/ansi.js';
-import { htmlText, looksLikeHtml } from './html.js';
+import type { Unescaped } from '../shared/ansi.js';
+import { textAsRead } from './asRead.js';
 import { ALERT } from '../shared/alerts.js';
 import type { RenderStats } from './render.js';
 import { countSpans, fastCount } from './tokencount.js';
@@ -260,7 +260,7 @@ export async function compressText(input: CompressTextInput, options: CompressTe
   // Terminal output: the escapes cost tokens and show nothing; the text without them is compressed.
   // An HTML page likewise: its text, Markdown-shaped, is compressed (html.ts); ids expand to the page's
   // bytes. The derived text is compressed as it is, never derived again (a page showing HTML source).
-  const derived = withoutAnsi(text) ?? (looksLikeHtml(text) ? htmlText(text) : null);
+  const derived = textAsRead(text);
   if (derived) return asSent(await compressSource({ ...input, text: derived.text }, options), text, derived, tokenizer);
   return compressSource(input, options);
 }
