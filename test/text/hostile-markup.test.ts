@@ -52,6 +52,12 @@ const PAGES: Record<string, (n: number) => string> = {
   'blank lines after a tag': (n) => `<div>${'\n'.repeat(n)}`,
   'entities and spaces': (n) => `<html>${'&amp;&#x41; &bogus;  &'.repeat(n / 22)}`,
   'many heads without a title': (n) => `<html>${'<head></head><p>x</p>'.repeat(n / 21)}<title>t</title>`,
+  // Furniture and main elements look for their close, nesting counted (htmlReading.ts).
+  'hidden parts never closed': (n) => `<html><body>${'<div hidden><p>x</p>'.repeat(n / 20)}`,
+  'furniture of many names never closed': (n) => `<body>${Array.from({ length: n / 30 }, (_, i) => `<x${i} aria-hidden="true">y`).join('')}`,
+  'deeply nested menus': (n) => `<body>${'<ul role="menu"><li>'.repeat(n / 40)}${'</li></ul>'.repeat(n / 40)}<p>end</p>`,
+  'many mains and one close': (n) => `<body>${'<main><p>x</p>'.repeat(n / 14)}</main>`,
+  'code blocks never closed': (n) => `<body>${'<pre>```\n'.repeat(n / 9)}`,
 };
 
 describe('the text of an HTML page is found in time linear in its length', () => {

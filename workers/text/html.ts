@@ -8,6 +8,7 @@
 // to the page's own bytes, tags included (as terminal escapes are handled: ../shared/ansi.ts).
 import type { Unescaped } from '../shared/ansi.js';
 import { countBelow } from '../shared/sorted.js';
+import { Closer, isFurniture, isMain } from './htmlReading.js';
 
 /** Elements whose content is never text for a reader. */
 const SKIPPED = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'object', 'canvas', 'iframe', 'math']);
@@ -141,13 +142,39 @@ export function tagEnd(t: string, i: number): number {
   return t.length;
 }
 
-/** The text of an HTML page, Markdown-shaped, with the way back to offsets in the page; null when it has no text. */
+/** The page's main element, found in a first pass: its span and the span of the text read from it. */
+interface MainElement {
+  start: number;
+  end: number;
+  /** Offset of its closing tag's `<`. */
+  close: number;
+  textStart: number;
+  textEnd: number;
+}
+
+/**
+ * The text of an HTML page, Markdown-shaped, with the way back to offsets in the page; null when it has
+ * no text. Furniture is never read, and when the page's main element holds at least half the text,
+ * only it is read (htmlReading.ts).
+ */
 export function htmlText(html: string): Unescaped | null {
+  const closer = new Closer(html);
+  const whole = readPage(html, 0, html.length, closer, true);
+  const m = whole.main;
+  const b = m && m.textEnd >= 0 && (m.textEnd - m.textStart) * 2 >= whole.b.length ? readPage(html, m.start, m.end, closer, false).b : whole.b;
+  return unescaped(b);
+}
+
+/** One pass over [from, to) of the page; `findMain` records the first main element met. */
+function readPage(html: string, from: number, to: number, closer: Closer, findMain: boolean): { b: Builder; main: MainElement | null } {
   const b = new Builder();
   let pre = 0;
-  let i = 0;
+  let i = from;
   let lower: string | null = null;
-  const n = html.length;
+  let main: MainElement | null = null;
+  /** The fence of each open `pre`. */
+  const fences: string[] = [];
+  const n = to;
   const text = (from: number, to: number) => {
     // Runs of whitespace are one space outside <pre>; entities are decoded. Each piece keeps its source.
     let k = from;
@@ -178,7 +205,9 @@ export function htmlText(html: string): Unescaped | null {
     }
   };
   while (i < n) {
-    const lt = html.indexOf('<', i);
+    if (main && main.textEnd < 0 && i >= main.close) main.textEnd = b.length;
+    let lt = html.indexOf('<', i);
+    if (lt >= n) lt = -1;
     const stop = lt < 0 ? n : lt;
     if (stop > i) text(i, stop);
     if (lt < 0) break;
@@ -206,8 +235,22 @@ export function htmlText(html: string): Unescaped | null {
       // Its content is skipped up to the matching close tag (these elements do not nest in practice).
       lower ??= html.toLowerCase();
       const close = lower.indexOf(`</${name}`, end);
-      i = close < 0 ? n : tagEnd(html, close);
+      i = close < 0 || close >= n ? n : tagEnd(html, close);
       continue;
+    }
+    if (!closing) {
+      const tag = html.slice(i, end);
+      if (findMain && !main && isMain(name, tag)) {
+        const close = closer.close(name, end);
+        if (close >= 0) main = { start: i, end: tagEnd(html, close), close, textStart: b.length, textEnd: -1 };
+      } else if (isFurniture(name, tag)) {
+        // A menu, dialog, button or hidden part: skipped with what it holds, when its end is found.
+        const close = closer.close(name, end);
+        if (close >= 0 && close < n) {
+          i = tagEnd(html, close);
+          continue;
+        }
+      }
     }
     // A heading or a block of code starts its own line, not a list item's.
     if (/^h[1-6]$/.test(name) || name === 'pre') b.bullet = null;
@@ -217,12 +260,23 @@ export function htmlText(html: string): Unescaped | null {
     } else if (name === 'pre') {
       if (closing) {
         b.lineBreak(i);
-        b.emit('```', i, end);
+        b.emit(fences.pop() ?? '```', i, end);
         b.breakBlock(end);
         pre = Math.max(0, pre - 1);
       } else {
+        // A block that shows Markdown with fences of its own gets a longer fence, so it stays one block.
+        // Only an outermost block looks ahead (to its close), so the look-aheads never overlap.
+        let fence = '```';
+        lower ??= html.toLowerCase();
+        const close = pre === 0 ? lower.indexOf('</pre', end) : -1;
+        if (close >= 0 && close < n) {
+          for (const run of html.slice(end, close).match(/^[ \t]*`{3,}/gm) ?? []) {
+            if (run.trim().length >= fence.length) fence = '`'.repeat(run.trim().length + 1);
+          }
+        }
+        fences.push(fence);
         b.breakBlock(i);
-        b.emit('```\n', i, end);
+        b.emit(`${fence}\n`, i, end);
         pre++;
       }
     } else if (name === 'li' || name === 'ul' || name === 'ol') {
@@ -244,6 +298,12 @@ export function htmlText(html: string): Unescaped | null {
     else if (BLOCK.has(name)) b.breakBlock(i);
     i = end;
   }
+  if (main && main.textEnd < 0) main.textEnd = b.length;
+  return { b, main };
+}
+
+/** The builder's text with its map back to the page. */
+function unescaped(b: Builder): Unescaped | null {
   const clean = b.out.join('');
   if (clean.trim() === '') return null;
   const { cleanStart, origStart, origEnd, copied } = b;
