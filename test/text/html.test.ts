@@ -131,6 +131,9 @@ describe('HTML is compressed as its text', () => {
     const r = await compressText({ text: page, fidelity: 'balanced', markerIds: true });
     expect(r.compressed_text).toMatch(/^# Error Handling\n\nParagraph 0 of the chapter/);
 
+    // A heading's permalink is no text; a link's own text is.
+    expect(htmlText('<body><h2 id="x">Install<a class="headerlink" href="#x">¶</a></h2><p>See <a href="#y">§ 4</a> and <a href="#z">&sect;</a>.</p></body>')!.text).toBe('## Install\n\nSee § 4 and .\n\n');
+
     // A main element holding less than half the text is not the page: all of it is read, furniture aside.
     const teaser = `<body><main><p>Welcome.</p></main><article>${chapter}</article><div aria-hidden="true"><div><p>Icon</p></div><p>Still icon</p></div><p>Closing words.</p></body>`;
     const whole = htmlText(teaser)!.text;

@@ -18,6 +18,8 @@ const BLOCK = new Set([
   'thead', 'tbody', 'tfoot', 'blockquote', 'form', 'fieldset', 'figure', 'figcaption', 'details', 'summary', 'address',
   'body', 'html', 'caption', 'center', 'menu',
 ]);
+/** A link whose whole text is a permalink sign, up to its close tag. */
+const PERMALINK = /^\s*(?:¶|§|#|🔗|&para;|&sect;|&#182;|&#167;|&#x1f517;)\s*<\/a\s*>/i;
 /** HTML's elements, told apart from an XML document's own names. */
 const HTML_ELEMENTS = new Set([
   ...SKIPPED, ...BLOCK, 'a', 'abbr', 'b', 'bdi', 'bdo', 'big', 'br', 'button', 'cite', 'code', 'col', 'colgroup', 'data', 'del',
@@ -243,6 +245,13 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
       if (findMain && !main && isMain(name, tag)) {
         const close = closer.close(name, end);
         if (close >= 0) main = { start: i, end: tagEnd(html, close), close, textStart: b.length, textEnd: -1 };
+      } else if (name === 'a') {
+        // A heading's permalink (`¶`, `§`, `#`): one token per heading that says nothing.
+        const anchor = PERMALINK.exec(html.slice(end, end + 48));
+        if (anchor && end + anchor[0].length <= n) {
+          i = end + anchor[0].length;
+          continue;
+        }
       } else if (isFurniture(name, tag)) {
         // A menu, dialog, button or hidden part: skipped with what it holds, when its end is found.
         const close = closer.close(name, end);
