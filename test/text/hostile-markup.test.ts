@@ -58,6 +58,7 @@ const PAGES: Record<string, (n: number) => string> = {
   'deeply nested menus': (n) => `<body>${'<ul role="menu"><li>'.repeat(n / 40)}${'</li></ul>'.repeat(n / 40)}<p>end</p>`,
   'many mains and one close': (n) => `<body>${'<main><p>x</p>'.repeat(n / 14)}</main>`,
   'code blocks never closed': (n) => `<body>${'<pre>```\n'.repeat(n / 9)}`,
+  'tables and rows never closed': (n) => `<body>${'<table><tr><td>x<tr><th>y'.repeat(n / 26)}`,
 };
 
 describe('the text of an HTML page is found in time linear in its length', () => {

@@ -79,6 +79,7 @@ describe('HTML is compressed as its text', () => {
         '```',
         '',
         '| Name | Port',
+        '| --- | --- |',
         '| api | 8080',
         '',
         '',
@@ -143,6 +144,20 @@ describe('HTML is compressed as its text', () => {
     expect(whole).toContain('Closing words.');
     // An element whose end is never found is read as content (nothing after it is lost).
     expect(htmlText('<body><div role="navigation"><p>Menu</p><p>Body text.</p></body>')!.text).toContain('Body text.');
+  });
+
+  it('a table reads as a Markdown table: a header row, the delimiter, one line per row', async () => {
+    const rows = Array.from({ length: 60 }, (_, i) => `<tr><td><code>lint_${i}</code></td><td>${i % 3 ? 'warn' : 'deny'}</td><td>Checks pattern ${i} of the crate's modules.</td></tr>`).join('\n');
+    const page = `<html><body><h1>Lints</h1><p>Every lint the compiler knows, with its default level.</p><table><thead><tr><th>Lint</th><th>Level</th><th>What</th></tr></thead>\n<tbody>${rows}</tbody></table><p>Levels can be changed per crate.</p></body></html>`;
+    const t = htmlText(page)!.text;
+    expect(t).toContain('| Lint | Level | What\n| --- | --- | --- |\n| `lint_0` | deny | Checks pattern 0');
+    // The engine keeps the header with the rows it keeps, and tells hidden rows apart from sentences.
+    const r = await compressText({ text: page, fidelity: 'balanced' });
+    expect(r.compressed_text).toContain('| Lint | Level | What\n| --- | --- | --- |\n');
+    expect(r.compressed_text).toMatch(/\[… [^\]]*\b\d+ rows\b/);
+    // A layout table (blocks in its cells) or a nested one gets no delimiter: it stays lines of cells.
+    expect(htmlText('<body><table><tr><td><p>Side</p><p>bar</p></td><td>Body</td></tr><tr><td>a</td><td>b</td></tr></table></body>')!.text).not.toContain('---');
+    expect(htmlText('<body><table><tr><td><table><tr><td>x</td></tr><tr><td>y</td></tr></table></td></tr></table></body>')!.text).not.toContain('---');
   });
 
   it('a code block that shows Markdown fences gets a longer fence, so it stays one block', () => {

@@ -70,6 +70,8 @@ class Builder {
   copied: boolean[] = [];
   /** The last characters written (for blank-line and space decisions). */
   tail = '\n\n';
+  /** Line breaks written so far. */
+  lines = 0;
   /** Whitespace seen after a word: written as one space before the next word, dropped at a line break. */
   pending: [number, number] | null = null;
   /** A list item's `- ` (its tag's span), written with the item's first text: an item with none (an icon) leaves no empty line. */
@@ -106,6 +108,7 @@ class Builder {
     this.out.push(s);
     this.length += s.length;
     this.tail = (this.tail + s).slice(-2);
+    for (let k = s.indexOf('\n'); k >= 0; k = s.indexOf('\n', k + 1)) this.lines++;
   }
 
   /** A paragraph break (one blank line), unless the text already ends with one. */
@@ -120,6 +123,52 @@ class Builder {
     this.pending = null;
     if (this.bullet) return;
     if (!this.tail.endsWith('\n')) this.emit('\n', at, at);
+  }
+}
+
+/**
+ * Open tables, so a table reads as a Markdown table: its first row, when it is one line (no blocks in
+ * its cells) and the table is not inside another, is followed by a delimiter row, and the engine then
+ * keeps a header with its rows and hides rows by count. Other tables stay lines of cells.
+ */
+class Tables {
+  private stack: { rows: number; cells: number; rowOpen: boolean; lineAt: number }[] = [];
+
+  open(): void {
+    this.stack.push({ rows: 0, cells: 0, rowOpen: false, lineAt: 0 });
+  }
+
+  close(): void {
+    this.stack.pop();
+  }
+
+  inside(): boolean {
+    return this.stack.length > 0;
+  }
+
+  startRow(b: Builder): void {
+    const t = this.stack[this.stack.length - 1];
+    if (!t) return;
+    t.rowOpen = true;
+    t.cells = 0;
+    t.lineAt = b.lines;
+  }
+
+  cell(): void {
+    const t = this.stack[this.stack.length - 1];
+    if (t?.rowOpen) t.cells++;
+  }
+
+  /** Ends the open row (at `</tr>`, or where a row's end tag was left out); after the first, the delimiter. */
+  endRow(b: Builder, at: number): void {
+    const t = this.stack[this.stack.length - 1];
+    if (!t?.rowOpen) return;
+    t.rowOpen = false;
+    if (t.cells === 0) return;
+    if (t.rows++ === 0 && this.stack.length === 1 && b.lines === t.lineAt) {
+      b.lineBreak(at);
+      b.emit(`|${' --- |'.repeat(t.cells)}`, at, at);
+    }
   }
 }
 
@@ -176,6 +225,7 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
   let main: MainElement | null = null;
   /** The fence of each open `pre`. */
   const fences: string[] = [];
+  const tables = new Tables();
   const n = to;
   const text = (from: number, to: number) => {
     // Runs of whitespace are one space outside <pre>; entities are decoded. Each piece keeps its source.
@@ -300,9 +350,23 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
       b.breakBlock(i);
       b.emit('---', i, end);
       b.breakBlock(end);
-    } else if (name === 'tr') b.lineBreak(i);
-    else if (name === 'td' || name === 'th') {
-      if (!closing) b.emit(b.tail.endsWith('\n') ? '| ' : ' | ', i, end);
+    } else if (name === 'table') {
+      if (closing) tables.endRow(b, i);
+      b.breakBlock(i);
+      if (closing) tables.close();
+      else tables.open();
+    } else if (name === 'tr') {
+      tables.endRow(b, i);
+      b.lineBreak(i);
+      if (!closing) tables.startRow(b);
+    } else if (name === 'td' || name === 'th') {
+      if (!closing) {
+        b.emit(b.tail.endsWith('\n') ? '| ' : ' | ', i, end);
+        tables.cell();
+      }
+    } else if (tables.inside() && (name === 'thead' || name === 'tbody' || name === 'tfoot')) {
+      tables.endRow(b, i);
+      b.lineBreak(i);
     } else if (name === 'code' && !pre) b.emit('`', i, end);
     else if (BLOCK.has(name)) b.breakBlock(i);
     i = end;
