@@ -70,7 +70,9 @@ describe('the text of an HTML page is found in time linear in its length', () =>
       scan(small);
       scan(large);
       // About 8x when linear, 64x when quadratic (the two quadratic spots fixed measured over 100x).
-      expect(best(() => scan(large), 5) / best(() => scan(small), 5)).toBeLessThan(32);
+      // Best of 9: the small page scans in about half a millisecond, where one preemption on a loaded
+      // machine (test files run side by side) is a large share.
+      expect(best(() => scan(large), 9) / best(() => scan(small), 9)).toBeLessThan(32);
     });
   }
 });
