@@ -142,6 +142,10 @@ describe('HTML is compressed as its text', () => {
     expect(whole).toContain('Paragraph 5 of the chapter');
     expect(whole).not.toMatch(/Icon/);
     expect(whole).toContain('Closing words.');
+    // The site's header and footer by their roles, and a modal (a cookie banner), are furniture too.
+    const site = htmlText(`<body><header role="banner"><p>Acme Docs</p></header><div aria-modal="true"><p>We use cookies.</p></div><article><header><h1>Title</h1></header>${chapter}</article><footer role="contentinfo"><p>© Acme</p></footer></body>`)!.text;
+    expect(site.startsWith('# Title\n\nParagraph 0')).toBe(true);
+    for (const gone of ['Acme', 'cookies']) expect(site).not.toContain(gone);
     // An element whose end is never found is read as content (nothing after it is lost).
     expect(htmlText('<body><div role="navigation"><p>Menu</p><p>Body text.</p></body>')!.text).toContain('Body text.');
   });

@@ -5,8 +5,10 @@
 
 /** Elements whose content is furniture whatever their attributes. */
 const FURNITURE = new Set(['nav', 'button', 'select', 'dialog', 'datalist']);
-const FURNITURE_ROLE = /\srole\s*=\s*["']?(?:navigation|menu|menubar|dialog|alertdialog|search|toolbar|tablist)\b/i;
-const ARIA_HIDDEN = /\saria-hidden\s*=\s*["']?true\b/i;
+/** Roles of furniture: the site's banner (its header) and contentinfo (its footer) among them. */
+const FURNITURE_ROLE = /\srole\s*=\s*["']?(?:navigation|menu|menubar|dialog|alertdialog|search|toolbar|tablist|banner|contentinfo)\b/i;
+/** Hidden from assistive technology, or a modal (a cookie banner): not what a reader reads. */
+const ARIA_HIDDEN = /\saria-(?:hidden|modal)\s*=\s*["']?true\b/i;
 /** The bare `hidden` attribute, looked for once quoted values are blanked (`class="x hidden"` is not it). */
 const HIDDEN = /\shidden(?=[\s/>=])/i;
 const ROLE_MAIN = /\srole\s*=\s*["']?main\b/i;
