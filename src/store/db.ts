@@ -8,6 +8,11 @@ export interface Db extends Queryable {
   /** Runs fn in one transaction; a throw rolls it back. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * The embedded database only: appends rows, given as JSON object texts, to `table` by COPY (about a
+   * third less CPU per row than an INSERT there). No conflict handling: a duplicate key fails the call.
+   */
+  copyJsonRows?(table: string, columns: readonly string[], rows: readonly string[]): Promise<void>;
 }
 
 /** Raised when the database cannot be reached; the HTTP layer answers 503. */

@@ -32,5 +32,6 @@ export function guardDb(db: Db, breaker: CircuitBreaker): Db {
     query,
     transaction: (fn) => guarded(() => db.transaction(fn)),
     close: () => db.close(),
+    ...(db.copyJsonRows ? { copyJsonRows: (table: string, columns: readonly string[], rows: readonly string[]) => guarded(() => db.copyJsonRows!(table, columns, rows)) } : {}),
   };
 }

@@ -3,6 +3,7 @@
 /** What the thread is asked: a query (inside transaction `tx` when set), a transaction's start or end, or close. */
 export type PgliteRequest =
   | { id: number; op: 'query'; sql: string; params: readonly unknown[]; tx?: number }
+  | { id: number; op: 'copy'; table: string; columns: readonly string[]; rows: readonly string[] }
   | { id: number; op: 'begin'; tx: number }
   | { id: number; op: 'end'; tx: number; commit: boolean }
   | { id: number; op: 'close' }

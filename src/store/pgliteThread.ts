@@ -107,6 +107,7 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
   const db: Db = {
     kind: 'pglite',
     query: queryIn(undefined).query,
+    copyJsonRows: async (table, columns, rows) => void (await request({ op: 'copy', table, columns, rows })),
     async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
       const tx = nextTx++;
       await request({ op: 'begin', tx });

