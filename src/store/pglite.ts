@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../lib/log.js';
-import { copyStatement, csvRows } from './copyCsv.js';
+import { copyJsonRowsInto } from './copyCsv.js';
 import type { Db, Queryable } from './db.js';
 import { openPgliteThread } from './pgliteThread.js';
 
@@ -47,7 +47,7 @@ export function pgliteDb(pg: PGlite): Db {
   return {
     kind: 'pglite',
     query: base.query,
-    copyJsonRows: async (table, columns, rows) => void (await pg.query(copyStatement(table, columns), [], { blob: new Blob([csvRows(columns, rows)]) })),
+    copyJsonRows: (table, columns, rows) => copyJsonRowsInto(pg, table, columns, rows),
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
     close: () => pg.close(),
   };

@@ -3,7 +3,7 @@
 import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { copyStatement, csvRows } from './copyCsv.js';
+import { copyJsonRowsInto } from './copyCsv.js';
 import { toWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
 
 const port = parentPort!;
@@ -51,7 +51,7 @@ async function query(id: number, sql: string, params: readonly unknown[], txId: 
 
 async function copy(id: number, table: string, columns: readonly string[], rows: readonly string[]): Promise<void> {
   try {
-    await pg.query(copyStatement(table, columns), [], { blob: new Blob([csvRows(columns, rows)]) });
+    await copyJsonRowsInto(pg, table, columns, rows);
     send({ id, rows: [] });
   } catch (err) {
     fail(id, err);

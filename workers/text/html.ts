@@ -221,7 +221,6 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
   const b = new Builder();
   let pre = 0;
   let i = from;
-  let lower: string | null = null;
   let main: MainElement | null = null;
   /** The fence of each open `pre`. */
   const fences: string[] = [];
@@ -285,8 +284,7 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
     const name = m[2]!.toLowerCase();
     if (!closing && SKIPPED.has(name) && !html.slice(i, end).endsWith('/>')) {
       // Its content is skipped up to the matching close tag (these elements do not nest in practice).
-      lower ??= html.toLowerCase();
-      const close = lower.indexOf(`</${name}`, end);
+      const close = closer.lower.indexOf(`</${name}`, end);
       i = close < 0 || close >= n ? n : tagEnd(html, close);
       continue;
     }
@@ -326,8 +324,7 @@ function readPage(html: string, from: number, to: number, closer: Closer, findMa
         // A block that shows Markdown with fences of its own gets a longer fence, so it stays one block.
         // Only an outermost block looks ahead (to its close), so the look-aheads never overlap.
         let fence = '```';
-        lower ??= html.toLowerCase();
-        const close = pre === 0 ? lower.indexOf('</pre', end) : -1;
+        const close = pre === 0 ? closer.lower.indexOf('</pre', end) : -1;
         if (close >= 0 && close < n) {
           for (const run of html.slice(end, close).match(/^[ \t]*`{3,}/gm) ?? []) {
             if (run.trim().length >= fence.length) fence = '`'.repeat(run.trim().length + 1);

@@ -34,15 +34,19 @@ export function isMain(name: string, tag: string): boolean {
  * element is read as ordinary content.
  */
 export class Closer {
-  private lower: string | null = null;
+  private lowered: string | null = null;
   private scanned = 0;
   private readonly unclosed = new Set<string>();
   constructor(private readonly html: string) {}
 
+  /** The page in lower case (made once, when first needed), where end tags are looked for. */
+  get lower(): string {
+    return (this.lowered ??= this.html.toLowerCase());
+  }
+
   /** Offset of the `<` of the tag closing the element `name` whose open tag ends at `from`; -1 when not found. */
   close(name: string, from: number): number {
     if (this.unclosed.has(name) || this.scanned > 4 * this.html.length) return -1;
-    this.lower ??= this.html.toLowerCase();
     const lower = this.lower;
     const open = `<${name}`;
     const shut = `</${name}`;

@@ -1,11 +1,7 @@
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.js';
-import type { Db, Queryable } from '../../store/db.js';
-
-/** Where the journal writes: any database; the embedded one by COPY (usage.ts). */
-type UsageDb = Queryable & Pick<Db, 'copyJsonRows'>;
-import { insertUsageRows, usageRowJson, type UsageEventInput, type UsageWriter } from './usage.js';
+import { insertUsageRows, usageRowJson, type UsageDb, type UsageEventInput, type UsageWriter } from './usage.js';
 
 /** Events gathered before one INSERT when nobody waits to read them; calls never wait for it. */
 export const JOURNAL_GATHER_MS = 50;
