@@ -19,6 +19,7 @@ import { startConnectorScheduler } from './domain/connectors/scheduler.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
 import { startHttpServer } from './http/server.js';
+import type { EngineInfo } from './http/engine/types.js';
 import { createMcpHandler } from './mcp/bridge.js';
 import { SessionStore } from './mcp/sessions.js';
 import { BackgroundTasks } from './lib/background.js';
@@ -37,6 +38,8 @@ import { guardDb } from './store/guard.js';
 
 export interface RunningApp {
   port: number;
+  /** The HTTP engine serving (uWebSockets.js or node:http) and why. */
+  engine: EngineInfo;
   services: Services;
   /** The owner's first key, present only on the start that created the owner. */
   ownerKey: string | null;
@@ -138,6 +141,12 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
     opened.push(() => http.close(config.shutdownGraceMs));
+    metrics.setInfo('gc_http_engine_info', 'The HTTP engine serving this process, the Node.js version and why that engine was chosen.', {
+      engine: http.engine.engine,
+      package: http.engine.package ?? '',
+      node: http.engine.node,
+      reason: http.engine.reason,
+    });
     // Index loading can take a while without snapshots, so it starts once we are listening; it closes
     // after the HTTP server has drained (its entry goes just before the server's in the unwind order),
     // before the pool and the database.
@@ -161,6 +170,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     let closing: Promise<void> | null = null;
     return {
       port: http.port,
+      engine: http.engine,
       services,
       ownerKey: owner?.key ?? null,
       close() {

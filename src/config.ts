@@ -11,6 +11,8 @@ import { parseServerKey } from './providers/llm/secretBox.js';
 export interface Config {
   host: string;
   port: number;
+  /** HTTP_ENGINE: `auto` (uWebSockets.js where a build loads and answers HTTP/1.0, else node:http), `uws` or `node` (docs/runtime.md). */
+  httpEngine: 'auto' | 'uws' | 'node';
   /** postgres:// URL; when absent the embedded PGlite database in dataDir is used. */
   databaseUrl: string | null;
   /** PGlite folder; 'memory://' keeps it in memory (tests). */
@@ -150,6 +152,13 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+function oneOf<T extends string>(env: NodeJS.ProcessEnv, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
+  return raw as T;
+}
+
 function text(env: NodeJS.ProcessEnv, name: string): string | null {
   const v = env[name];
   return v === undefined || v === '' ? null : v;
@@ -260,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return {
     host: env.HOST ?? '0.0.0.0',
     port: int(env, 'PORT', 8080),
+    httpEngine: oneOf(env, 'HTTP_ENGINE', ['auto', 'uws', 'node'] as const, 'auto'),
     databaseUrl: env.DATABASE_URL || null,
     dataDir: env.DATA_DIR || join(process.cwd(), 'data'),
     pgliteThread: env.PGLITE_THREAD !== 'false',

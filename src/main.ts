@@ -3,11 +3,20 @@ import { loadConfig } from './config.js';
 import { createLogger } from './lib/log.js';
 
 const log = createLogger();
+// Node 20 reached end of life on 2026-04-30: it still runs (docs/runtime.md), with a warning.
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  log.warn('Node.js past end of life', { node: process.version, advice: 'run Node.js 24 (the target) or 22' });
+}
 const config = loadConfig();
 const app = await startApp(config, log);
 
 log.info('listening', {
+  host: config.host,
   port: app.port,
+  http_engine: app.engine.engine,
+  http_engine_package: app.engine.package,
+  http_engine_reason: app.engine.reason,
+  node: process.version,
   database: config.databaseUrl ? 'postgres' : `pglite:${config.dataDir}`,
   pool_threads: config.poolThreads,
 });

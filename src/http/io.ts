@@ -1,4 +1,4 @@
-import type uWS from 'uWebSockets.js';
+import type { RawResponse } from './engine/types.js';
 import { STATUS_TEXT } from './errors.js';
 import type { Reply } from './route.js';
 
@@ -67,7 +67,7 @@ export class BodyReader {
 
   /** `declaredBytes`: the request's Content-Length, -1 when none (declaredLength). */
   constructor(
-    private readonly res: uWS.HttpResponse,
+    private readonly res: RawResponse,
     private readonly limit: number,
     private readonly budget: BodyBudget,
     declaredBytes = -1,
@@ -155,8 +155,8 @@ export class BodyReader {
   }
 }
 
-/** Writes status, headers and body in one cork; large bodies respect back-pressure. */
-export function writeReply(res: uWS.HttpResponse, status: number, reply: Reply, requestId: string, closeConnection: boolean): void {
+/** Writes status, headers and body in one cork; large bodies respect back-pressure. `head`: headers only (HEAD). */
+export function writeReply(res: RawResponse, status: number, reply: Reply, requestId: string, closeConnection: boolean, head = false): void {
   const payload = reply.raw ?? (reply.body === undefined || status === 204 ? '' : JSON.stringify(reply.body));
   const buffer = typeof payload === 'string' ? Buffer.from(payload) : payload;
   res.cork(() => {
@@ -167,11 +167,12 @@ export function writeReply(res: uWS.HttpResponse, status: number, reply: Reply, 
     }
     for (const [k, v] of Object.entries(reply.headers ?? {})) res.writeHeader(k, v);
     // end(body, true) writes `Connection: close` itself; writing it here too sent the header twice.
-    sendWithBackpressure(res, buffer, closeConnection);
+    if (head) res.endWithoutBody(buffer.byteLength, closeConnection);
+    else sendWithBackpressure(res, buffer, closeConnection);
   });
 }
 
-export function sendWithBackpressure(res: uWS.HttpResponse, body: Uint8Array, closeConnection: boolean): void {
+export function sendWithBackpressure(res: RawResponse, body: Uint8Array, closeConnection: boolean): void {
   if (closeConnection) {
     res.end(body, true);
     return;
@@ -189,7 +190,7 @@ export function sendWithBackpressure(res: uWS.HttpResponse, body: Uint8Array, cl
  * yields it, waiting whenever the socket is full. When the client goes away the iterator is closed
  * (its finally blocks run) and the response is never touched again.
  */
-export async function writeStream(res: uWS.HttpResponse, status: number, reply: Reply, requestId: string, isAborted: () => boolean): Promise<void> {
+export async function writeStream(res: RawResponse, status: number, reply: Reply, requestId: string, isAborted: () => boolean): Promise<void> {
   const iterator = reply.stream![Symbol.asyncIterator]();
   res.cork(() => {
     res.writeStatus(`${status} ${STATUS_TEXT[status] ?? ''}`.trim());

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import uWS from 'uWebSockets.js';
 import type { Services } from '../services.js';
 import { authenticate } from '../auth/authenticate.js';
 import { requirePlan } from '../auth/plans.js';
@@ -11,6 +10,8 @@ import { parseJsonBody } from './jsonBody.js';
 import { storableText } from '../lib/text.js';
 import { BodyBudget, BodyReader, declaredLength, writeReply, writeStream } from './io.js';
 import { Router } from './router.js';
+import { httpEngine } from './engine/select.js';
+import type { EngineInfo, RawRequest, RawResponse } from './engine/types.js';
 import type { Method, Reply, RequestContext, RouteSpec } from './route.js';
 import { validate } from './validate.js';
 
@@ -21,12 +22,14 @@ const REQUEST_ID = /^[\w.-]{1,128}$/;
 
 export interface HttpServer {
   readonly port: number;
+  /** The engine serving HTTP and why it was chosen. */
+  readonly engine: EngineInfo;
   /** Stops accepting and resolves once in-flight requests have answered (or the grace time ends). */
   close(graceMs: number): Promise<void>;
 }
 
-/** Extra handler for paths the JSON router does not own (the MCP bridge). */
-export type RawHandler = (res: uWS.HttpResponse, req: uWS.HttpRequest, bodies: BodyBudget) => void;
+/** Extra handler for a path the JSON router does not own (the MCP bridge), by exact path. */
+export type RawHandler = (res: RawResponse, req: RawRequest, bodies: BodyBudget) => void;
 
 interface Incoming {
   method: string;
@@ -55,7 +58,7 @@ export function startHttpServer(
 ): Promise<HttpServer> {
   const router = new Router<RouteSpec<any, any>>();
   for (const route of routes) router.add(route.method, route.path, route);
-  const app = uWS.App();
+  const engine = httpEngine(services.config.httpEngine);
   let inFlight = 0;
   let draining = false;
   const idle: (() => void)[] = [];
@@ -65,16 +68,19 @@ export function startHttpServer(
   };
 
   const budget = new BodyBudget(options.maxInflightBodyBytes);
-  for (const [pattern, handler] of Object.entries(options.raw ?? {})) app.any(pattern, (res, req) => handler(res, req, budget));
+  const raw = new Map(Object.entries(options.raw ?? {}));
 
-  app.any('/*', (res, req) => {
+  const serve = (res: RawResponse, req: RawRequest) => {
+    const path = req.getUrl();
+    const rawHandler = raw.get(path);
+    if (rawHandler) return rawHandler(res, req, budget);
     const headers: Record<string, string> = {};
     req.forEach((k, v) => {
       headers[k] = v;
     });
     const incoming: Incoming = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
-      path: req.getUrl(),
+      path,
       query: req.getQuery() ?? '',
       headers,
       requestId: REQUEST_ID.test(headers['x-request-id'] ?? '') ? headers['x-request-id']! : randomUUID(),
@@ -88,7 +94,9 @@ export function startHttpServer(
       abort.abort();
       body?.abort();
     });
-    const found = router.find(incoming.method, incoming.path);
+    // HEAD is the GET route answered without its body.
+    const head = incoming.method === 'HEAD';
+    const found = router.find(head ? 'GET' : incoming.method, incoming.path);
     const limit = found.kind === 'found' && found.match.handler.repositoryBody ? options.maxRepositoryBodyBytes : options.maxBodyBytes;
     // Attached now (before any await) and, unless small, paused: the body is read only once the key checks out.
     body = BODY_METHODS.has(incoming.method) ? new BodyReader(res, limit, budget, declaredLength(headers)) : null;
@@ -97,7 +105,7 @@ export function startHttpServer(
       let close = closeConnection || draining;
       // A body left unread on the socket would be parsed as the next request: drain a small one, else close.
       if (body && !close && !done) close = (await body.settleUnread(declaredLength(incoming.headers))) === 'close';
-      if (!done && reply.stream) {
+      if (!done && reply.stream && !head) {
         // A stream answers for as long as it runs; the request counts as in flight until it ends.
         await writeStream(res, status, reply, incoming.requestId, () => done).catch((err) =>
           services.log.error('stream failed', { requestId: incoming.requestId, error: err instanceof Error ? err.message : String(err) }),
@@ -105,7 +113,9 @@ export function startHttpServer(
         done = true;
       } else if (!done) {
         done = true;
-        writeReply(res, status, reply, incoming.requestId, close);
+        // A HEAD answer has no body: a streamed reply is closed unread.
+        if (head && reply.stream) void reply.stream[Symbol.asyncIterator]().return?.();
+        writeReply(res, status, reply, incoming.requestId, close, head);
       }
       body?.release();
       const seconds = (performance.now() - incoming.started) / 1000;
@@ -120,7 +130,7 @@ export function startHttpServer(
         const { status, reply } = errorReply(err, incoming.requestId, services);
         finish(status, reply, 'error');
       });
-  });
+  };
 
   async function handle(
     incoming: Incoming,
@@ -136,7 +146,7 @@ export function startHttpServer(
     if (found.kind === 'method-not-allowed') {
       return {
         status: 405,
-        reply: { body: { detail: `Method ${incoming.method} not allowed on ${incoming.path}` }, headers: { allow: found.allow.join(', ') } },
+        reply: { body: { detail: `Method ${incoming.method} not allowed on ${incoming.path}` }, headers: { allow: (found.allow.includes('GET') ? [...found.allow, 'HEAD'] : found.allow).join(', ') } },
         route: 'unmatched',
       };
     }
@@ -246,19 +256,16 @@ export function startHttpServer(
     }
   }
 
-  return new Promise((resolve, reject) => {
-    app.listen(options.host, options.port, (token) => {
-      if (!token) return reject(new Error(`cannot listen on ${options.host}:${options.port}`));
-      resolve({
-        port: uWS.us_socket_local_port(token),
-        close(graceMs) {
-          draining = true;
-          uWS.us_listen_socket_close(token);
-          return Promise.race([drained(), new Promise<void>((r) => setTimeout(r, graceMs).unref())]).then(() => undefined);
-        },
-      });
-    });
-  });
+  return engine.listen(options.host, options.port, serve).then((listener) => ({
+    port: listener.port,
+    engine: engine.info,
+    async close(graceMs) {
+      draining = true;
+      listener.stopAccepting();
+      await Promise.race([drained(), new Promise<void>((r) => setTimeout(r, graceMs).unref())]);
+      listener.closeConnections();
+    },
+  }));
 }
 
 /** The AI client signal of a REST call: its User-Agent (classified when usage is read). */

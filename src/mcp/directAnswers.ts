@@ -1,4 +1,4 @@
-import type uWS from 'uWebSockets.js';
+import type { RawResponse } from '../http/engine/types.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -98,7 +98,7 @@ export class DirectAnswers {
    * once the answer is written or the client went away (`onAbort` registers for that).
    */
   answer(
-    res: uWS.HttpResponse,
+    res: RawResponse,
     request: JSONRPCRequest,
     ctx: { requestId: string; headers: Record<string, string>; authInfo: AuthInfo; isAborted: () => boolean; onAbort: (fn: () => void) => void },
   ): Promise<void> {

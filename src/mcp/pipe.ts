@@ -1,4 +1,4 @@
-import type uWS from 'uWebSockets.js';
+import type { RawResponse } from '../http/engine/types.js';
 import { writeReply } from '../http/io.js';
 
 const SSE_ONLY = new Set(['content-type', 'content-length', 'transfer-encoding', 'cache-control', 'connection', 'x-accel-buffering']);
@@ -29,7 +29,7 @@ const nextTurn = () => new Promise<typeof TICK>((resolve) => setImmediate(resolv
  * out as one JSON body (the transport spec lets a POST be answered either way), so neither side pays
  * for a stream. Otherwise the events stream as they come, waiting whenever the socket is full.
  */
-export async function pipeResponse(res: uWS.HttpResponse, response: Response, requestId: string, isAborted: () => boolean): Promise<void> {
+export async function pipeResponse(res: RawResponse, response: Response, requestId: string, isAborted: () => boolean): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((v, k) => {
     if (k !== 'content-length' && k !== 'transfer-encoding') headers[k] = v;
@@ -75,7 +75,7 @@ export async function pipeResponse(res: uWS.HttpResponse, response: Response, re
 }
 
 /** The whole stream arrived before anything was sent: one write, as JSON when it is a single event. */
-function endHeld(res: uWS.HttpResponse, status: number, headers: Record<string, string>, body: Buffer, requestId: string): void {
+function endHeld(res: RawResponse, status: number, headers: Record<string, string>, body: Buffer, requestId: string): void {
   const message = singleEventData(body);
   if (!message) {
     const { 'content-type': contentType, ...rest } = headers;
@@ -87,7 +87,7 @@ function endHeld(res: uWS.HttpResponse, status: number, headers: Record<string, 
 }
 
 /** Writes one chunk; resolves once the socket can take more. */
-export async function write(res: uWS.HttpResponse, chunk: Uint8Array): Promise<void> {
+export async function write(res: RawResponse, chunk: Uint8Array): Promise<void> {
   let ok = true;
   res.cork(() => {
     ok = res.write(chunk);

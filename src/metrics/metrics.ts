@@ -38,6 +38,7 @@ export class Metrics {
   private readonly compress = new Map<string, { labels: Record<string, string>; h: Histogram }>();
   private readonly cache = { hits: 0, misses: 0 };
   private readonly gauges: GaugeSource[] = [];
+  private readonly infos = new Map<string, { help: string; info: Record<string, string> }>();
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
     const key = `${method} ${route} ${status}`;
@@ -69,6 +70,11 @@ export class Metrics {
     this.gauges.push(source);
   }
 
+  /** A constant `name{labels} 1` series describing the process (the Prometheus info-metric pattern). */
+  setInfo(name: string, help: string, info: Record<string, string>): void {
+    this.infos.set(name, { help, info });
+  }
+
   render(): string {
     const out: string[] = [];
     out.push('# HELP gc_http_requests_total HTTP requests by method, route pattern and status.', '# TYPE gc_http_requests_total counter');
@@ -77,6 +83,7 @@ export class Metrics {
     writeHistogram(out, 'gc_compress_duration_seconds', 'Compression duration by endpoint.', [...this.compress.values()]);
     out.push('# HELP gc_cache_lookups_total Semantic cache lookups by result.', '# TYPE gc_cache_lookups_total counter');
     out.push(`gc_cache_lookups_total{result="hit"} ${this.cache.hits}`, `gc_cache_lookups_total{result="miss"} ${this.cache.misses}`);
+    for (const [name, { help, info }] of this.infos) out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}${labels(info)} 1`);
     for (const source of this.gauges) {
       for (const [name, value] of Object.entries(source())) out.push(`# TYPE ${name} gauge`, `${name} ${value}`);
     }

@@ -1,5 +1,6 @@
 import { defineRoute } from '../http/route.js';
 import { checkReadiness } from '../domain/health/readiness.js';
+import { httpEngine } from '../http/engine/select.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
 
@@ -36,6 +37,7 @@ export const healthRoutes = [
           cache_hit_rate: metrics.cacheHitRate(),
           mcp_sessions_active: null,
           database: db.kind,
+          http: httpEngine(config.httpEngine).info,
           pool: pool.stats(),
         },
       };
