@@ -1,6 +1,15 @@
-import type { RawResponse } from './engine/types.js';
+import type { RawRequest, RawResponse } from './engine/types.js';
 import { STATUS_TEXT } from './errors.js';
 import type { Reply } from './route.js';
+
+/** A request's headers by lower-case name (a repeated header keeps its last value). */
+export function headersOf(req: RawRequest): Record<string, string> {
+  const headers: Record<string, string> = {};
+  req.forEach((k, v) => {
+    headers[k] = v;
+  });
+  return headers;
+}
 
 /** The declared body length, or -1 when there is none (chunked). */
 export function declaredLength(headers: Record<string, string>): number {

@@ -8,7 +8,7 @@ import { unavailable } from '../domain/errors.js';
 import { httpReplyOf } from './errors.js';
 import { parseJsonBody } from './jsonBody.js';
 import { storableText } from '../lib/text.js';
-import { BodyBudget, BodyReader, declaredLength, writeReply, writeStream } from './io.js';
+import { BodyBudget, BodyReader, declaredLength, headersOf, writeReply, writeStream } from './io.js';
 import { Router } from './router.js';
 import { httpEngine } from './engine/select.js';
 import type { EngineInfo, RawRequest, RawResponse } from './engine/types.js';
@@ -74,10 +74,7 @@ export function startHttpServer(
     const path = req.getUrl();
     const rawHandler = raw.get(path);
     if (rawHandler) return rawHandler(res, req, budget);
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
+    const headers = headersOf(req);
     const incoming: Incoming = {
       method: req.getCaseSensitiveMethod().toUpperCase(),
       path,

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import { DomainError } from '../domain/errors.js';
 import { HttpError, httpReplyOf } from '../http/errors.js';
 import { parseJsonBody } from '../http/jsonBody.js';
-import { BodyReader, declaredLength, writeReply } from '../http/io.js';
+import { BodyReader, declaredLength, headersOf, writeReply } from '../http/io.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import type { RawHandler } from '../http/server.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
@@ -44,10 +44,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
   return (res, req, bodies) => {
     const method = req.getCaseSensitiveMethod().toUpperCase();
     const query = req.getQuery();
-    const headers: Record<string, string> = {};
-    req.forEach((k, v) => {
-      headers[k] = v;
-    });
+    const headers = headersOf(req);
     const requestId = randomUUID();
     let aborted = false;
     let onAbort: (() => void) | undefined;
