@@ -60,8 +60,9 @@ export async function freshDatabase(): Promise<{ databaseUrl: string | null; dat
 
 export async function startTestServer(overrides: Partial<Config> = {}, options: AppOptions = {}): Promise<TestServer> {
   const database = await freshDatabase();
+  // HTTP_ENGINE runs the whole suite on one engine (docs/runtime.md); by default each run takes what `auto` picks.
   const config = loadConfig(
-    {},
+    { HTTP_ENGINE: process.env.HTTP_ENGINE },
     { host: '127.0.0.1', port: 0, poolThreads: 2, databaseUrl: database.databaseUrl, dataDir: database.dataDir, shutdownGraceMs: 5000, ...overrides },
   );
   const app = await startApp(config, createLogger(process.env.TEST_LOGS === 'true'), options);
