@@ -97,10 +97,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       rateLimiter = redisRateLimiter(redis, config.rateLimits);
     }
     const metrics = new Metrics();
-    metrics.addGauges(() => {
-      const s = pool.stats();
-      return { gc_pool_threads: s.threads, gc_pool_queue_size: s.queue_size, gc_process_resident_memory_bytes: process.memoryUsage().rss };
-    });
+    metrics.addGauge('gc_pool_threads', 'Worker threads in the compute pool.', () => pool.stats().threads);
+    metrics.addGauge('gc_pool_queue_size', 'Compute tasks waiting for a pool thread.', () => pool.stats().queue_size);
+    metrics.addGauge('gc_process_resident_memory_bytes', 'Resident memory of this process (also process_resident_memory_bytes).', () => process.memoryUsage().rss);
     opened.push(() => background.drain());
     const breakers: CircuitBreaker[] = [dbBreaker];
     // Provider clients, their breakers (added to `breakers`, shown in diagnostics) and the outbox sender.

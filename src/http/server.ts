@@ -125,7 +125,8 @@ export function startHttpServer(
       .then(({ status, reply, route, close }) => finish(status, reply, route, close))
       .catch((err) => {
         const { status, reply } = errorReply(err, incoming.requestId, services);
-        finish(status, reply, 'error');
+        // Refused (401, 403, 429, 503 …) or failed: counted under the route it was meant for.
+        finish(status, reply, found.kind === 'found' ? found.match.pattern : 'unmatched');
       });
   };
 

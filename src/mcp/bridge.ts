@@ -30,6 +30,9 @@ function resourceUrl(href: string): URL {
   return lastResource.url;
 }
 
+/** The status counted for a request whose client went away before its answer (nginx's convention, as in REST). */
+const CLIENT_GONE = 499;
+
 function isInitialize(body: unknown): boolean {
   const messages = Array.isArray(body) ? body : [body];
   return messages.some((m) => (m as { method?: string } | null)?.method === 'initialize');
@@ -57,19 +60,21 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
     const body = method === 'POST' ? new BodyReader(res, services.config.maxBodyBytes, bodies) : null;
     const started = performance.now();
     handle()
-      .catch(async (err) => {
+      .catch(async (err): Promise<number> => {
         const known = httpReplyOf(err);
         if (!known) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
         const reply = known ?? { status: 500, body: { detail: 'Internal server error', request_id: requestId }, headers: {} };
         const close = body && !aborted ? (await body.settleUnread(declaredLength(headers))) === 'close' : false;
         if (!aborted) writeReply(res, reply.status, { body: reply.body, headers: reply.headers }, requestId, close);
+        return aborted ? CLIENT_GONE : reply.status;
       })
-      .finally(() => {
+      .then((status) => {
         body?.release();
-        services.metrics.observeRequest(method, '/mcp', 0, (performance.now() - started) / 1000);
+        services.metrics.observeRequest(method, '/mcp', status, (performance.now() - started) / 1000);
       });
 
-    async function handle(): Promise<void> {
+    /** Answers the request; resolves with the status sent. */
+    async function handle(): Promise<number> {
       // Before authentication: a rebound or cross-site browser request learns nothing, not even whether a key is valid.
       const refusal = transportRefusal(services.config, headers);
       if (refusal) throw new HttpError(403, refusal);
@@ -88,7 +93,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       const read = body ? await body.read() : null;
       if (read === 'too-large') throw new HttpError(413, `Request body exceeds the limit of ${services.config.maxBodyBytes} bytes`);
       if (read === 'over-budget') throw new HttpError(503, 'Too many request bodies in flight; retry shortly', { 'retry-after': '1' });
-      if (aborted || read === 'aborted') return;
+      if (aborted || read === 'aborted') return CLIENT_GONE;
       const raw = read;
       let parsed: unknown;
       try {
@@ -112,7 +117,7 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         entry = sessions.get(sessionId, principal);
         if (!entry) {
           writeReply(res, 404, { body: { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null } }, requestId, false);
-          return;
+          return 404;
         }
       } else if (method === 'POST' && isInitialize(parsed)) {
         entry = await sessions.open(principal, base, requestedToolsets(query, headers));
@@ -123,12 +128,13 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       try {
         if (method === 'POST' && entry.direct?.accepts(headers, parsed)) {
           await entry.direct.answer(res, parsed, { requestId, headers, authInfo, isAborted: () => aborted, onAbort: (fn) => (onAbort = fn) });
-          return;
+          return aborted ? CLIENT_GONE : 200;
         }
         const unparsed = raw && raw.length && parsed === undefined ? new Uint8Array(raw) : null;
         const request = transportRequest(method, `http://localhost/mcp${query ? `?${query}` : ''}`, headers, unparsed);
         const response = await entry.transport.handleRequest(request, { parsedBody: parsed, authInfo });
         await pipeResponse(res, response, requestId, () => aborted);
+        return aborted ? CLIENT_GONE : response.status;
       } finally {
         if (entry.ephemeral) await entry.server.close();
       }

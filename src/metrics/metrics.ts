@@ -1,63 +1,75 @@
-/** Prometheus text exposition for the few series this service keeps; no client library needed. */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Request and compression latency buckets, in seconds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-class Histogram {
-  /** Observations per bucket alone (not cumulative): one increment per observation; render() sums them. */
-  private readonly own = new Array<number>(BUCKETS.length).fill(0);
-  sum = 0;
-  count = 0;
+type Format = 'prometheus' | 'openmetrics';
+const CONTENT_TYPE: Record<Format, string> = {
+  prometheus: Registry.PROMETHEUS_CONTENT_TYPE,
+  openmetrics: Registry.OPENMETRICS_CONTENT_TYPE,
+};
 
-  observe(seconds: number): void {
-    this.sum += seconds;
-    this.count++;
-    for (let i = 0; i < BUCKETS.length; i++) {
-      if (seconds <= BUCKETS[i]!) {
-        this.own[i]!++;
-        return;
-      }
+/** One registry per exposition format. */
+function registries(): Record<Format, Registry> {
+  const openmetrics = new Registry();
+  openmetrics.setContentType(Registry.OPENMETRICS_CONTENT_TYPE as never);
+  return { prometheus: new Registry(), openmetrics };
+}
+
+const LINT_REFUSED = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/**
+ * The standard process_* and nodejs_* series, once per process in each format: they describe the
+ * process, not one app (tests start many apps in one process).
+ */
+let processRegistries: Record<Format, Registry> | null = null;
+function processSeries(): Record<Format, Registry> {
+  if (!processRegistries) {
+    processRegistries = registries();
+    for (const register of Object.values(processRegistries)) {
+      collectDefaultMetrics({ register });
+      // Gauges named like counters: promtool's lint refuses them (docs/observability.md).
+      for (const name of LINT_REFUSED) register.removeSingleMetric(name);
     }
   }
-
-  /** Prometheus buckets: observations at or under each bound. */
-  get counts(): number[] {
-    let running = 0;
-    return this.own.map((n) => (running += n));
-  }
+  return processRegistries;
 }
 
-function labels(obj: Record<string, string>): string {
-  const parts = Object.entries(obj).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
-}
-
-export type GaugeSource = () => Record<string, number>;
-
+/** The service's series (prom-client), exposed as Prometheus text or OpenMetrics as the scraper asks. */
 export class Metrics {
-  private readonly requests = new Map<string, { labels: Record<string, string>; value: number }>();
-  private readonly requestDuration = new Histogram();
-  private readonly compress = new Map<string, { labels: Record<string, string>; h: Histogram }>();
+  private readonly registries = registries();
+  private readonly registers = Object.values(this.registries);
+  private readonly requests = new Counter({
+    name: 'gc_http_requests_total',
+    help: 'HTTP requests by method, route pattern (or unmatched) and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: this.registers,
+  });
+  private readonly requestDuration = new Histogram({ name: 'gc_http_request_duration_seconds', help: 'HTTP request duration.', buckets: BUCKETS, registers: this.registers });
+  private readonly compress = new Histogram({
+    name: 'gc_compress_duration_seconds',
+    help: 'Compression duration by endpoint.',
+    labelNames: ['endpoint'] as const,
+    buckets: BUCKETS,
+    registers: this.registers,
+  });
+  private readonly cacheLookups = new Counter({ name: 'gc_cache_lookups_total', help: 'Semantic cache lookups by result.', labelNames: ['result'] as const, registers: this.registers });
   private readonly cache = { hits: 0, misses: 0 };
-  private readonly gauges: GaugeSource[] = [];
-  private readonly infos = new Map<string, { help: string; info: Record<string, string> }>();
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const key = `${method} ${route} ${status}`;
-    const entry = this.requests.get(key);
-    if (entry) entry.value++;
-    else this.requests.set(key, { labels: { method, route, status: String(status) }, value: 1 });
+    this.requests.inc({ method, route, status: String(status) });
     this.requestDuration.observe(seconds);
   }
 
   /** The spec's gc_compress_duration_seconds, per endpoint. */
   observeCompress(endpoint: string, seconds: number): void {
-    const entry = this.compress.get(endpoint) ?? { labels: { endpoint }, h: new Histogram() };
-    entry.h.observe(seconds);
-    this.compress.set(endpoint, entry);
+    this.compress.observe({ endpoint }, seconds);
   }
 
   observeCache(hit: boolean): void {
     if (hit) this.cache.hits++;
     else this.cache.misses++;
+    this.cacheLookups.inc({ result: hit ? 'hit' : 'miss' });
   }
 
   /** Share of cache lookups that hit, or null before the first lookup. */
@@ -66,37 +78,27 @@ export class Metrics {
     return total === 0 ? null : this.cache.hits / total;
   }
 
-  addGauges(source: GaugeSource): void {
-    this.gauges.push(source);
+  /** A gauge read when scraped. */
+  addGauge(name: string, help: string, read: () => number): void {
+    new Gauge({
+      name,
+      help,
+      registers: this.registers,
+      collect() {
+        this.set(read());
+      },
+    });
   }
 
   /** A constant `name{labels} 1` series describing the process (the Prometheus info-metric pattern). */
   setInfo(name: string, help: string, info: Record<string, string>): void {
-    this.infos.set(name, { help, info });
+    new Gauge({ name, help, labelNames: Object.keys(info), registers: this.registers }).set(info, 1);
   }
 
-  render(): string {
-    const out: string[] = [];
-    out.push('# HELP gc_http_requests_total HTTP requests by method, route pattern and status.', '# TYPE gc_http_requests_total counter');
-    for (const { labels: l, value } of this.requests.values()) out.push(`gc_http_requests_total${labels(l)} ${value}`);
-    writeHistogram(out, 'gc_http_request_duration_seconds', 'HTTP request duration.', [{ labels: {}, h: this.requestDuration }]);
-    writeHistogram(out, 'gc_compress_duration_seconds', 'Compression duration by endpoint.', [...this.compress.values()]);
-    out.push('# HELP gc_cache_lookups_total Semantic cache lookups by result.', '# TYPE gc_cache_lookups_total counter');
-    out.push(`gc_cache_lookups_total{result="hit"} ${this.cache.hits}`, `gc_cache_lookups_total{result="miss"} ${this.cache.misses}`);
-    for (const [name, { help, info }] of this.infos) out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name}${labels(info)} 1`);
-    for (const source of this.gauges) {
-      for (const [name, value] of Object.entries(source())) out.push(`# TYPE ${name} gauge`, `${name} ${value}`);
-    }
-    return out.join('\n') + '\n';
-  }
-}
-
-function writeHistogram(out: string[], name: string, help: string, series: { labels: Record<string, string>; h: Histogram }[]): void {
-  out.push(`# HELP ${name} ${help}`, `# TYPE ${name} histogram`);
-  for (const { labels: l, h } of series) {
-    const counts = h.counts;
-    BUCKETS.forEach((le, i) => out.push(`${name}_bucket${labels({ ...l, le: String(le) })} ${counts[i]}`));
-    out.push(`${name}_bucket${labels({ ...l, le: '+Inf' })} ${h.count}`);
-    out.push(`${name}_sum${labels(l)} ${h.sum}`, `${name}_count${labels(l)} ${h.count}`);
+  /** OpenMetrics when the Accept header asks for it, else the Prometheus text format 0.0.4. */
+  async render(accept = ''): Promise<{ body: string; contentType: string }> {
+    const format: Format = accept.includes('application/openmetrics-text') ? 'openmetrics' : 'prometheus';
+    const merged = Registry.merge([this.registries[format], processSeries()[format]]);
+    return { body: await merged.metrics(), contentType: CONTENT_TYPE[format] };
   }
 }

@@ -68,6 +68,9 @@ export const healthRoutes = [
     path: '/metrics',
     auth: 'public',
     doc: { summary: 'Prometheus metrics', contentType: 'text/plain' },
-    handler: ({ services }) => ({ raw: services.metrics.render(), contentType: 'text/plain; version=0.0.4; charset=utf-8' }),
+    async handler({ services, headers }) {
+      const { body, contentType } = await services.metrics.render(headers.accept);
+      return { raw: body, contentType };
+    },
   }),
 ];
