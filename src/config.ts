@@ -9,6 +9,7 @@ import { DEFAULT_BILLING_PRICING, type BillingPricing } from './domain/commerce/
 import { parseServerKey } from './providers/llm/secretBox.js';
 
 export interface Config {
+  /** HOST: the listening address; loopback (127.0.0.1) by default, so `npm start` is not reachable from the network. Containers and deployments set 0.0.0.0. */
   host: string;
   port: number;
   /** HTTP_ENGINE: `auto` (uWebSockets.js where a build loads and answers HTTP/1.0, else node:http), `uws` or `node` (docs/runtime.md). */
@@ -267,7 +268,7 @@ export function packageVersion(): string {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
   const threads = int(env, 'POOL_THREADS', availableParallelism());
   return {
-    host: env.HOST ?? '0.0.0.0',
+    host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 8080),
     httpEngine: oneOf(env, 'HTTP_ENGINE', ['auto', 'uws', 'node'] as const, 'auto'),
     databaseUrl: env.DATABASE_URL || null,
