@@ -1,7 +1,7 @@
 import type { Principal } from '../auth/principal.js';
 import type { TaskInput, TaskName, TaskOutput } from '../pool/pool.js';
 import type { Services } from '../services.js';
-import type { UsageMethod } from './accounts/usage.js';
+import type { UsageEventInput, UsageMethod } from './accounts/usage.js';
 import { enforceQuota } from './accounts/quota.js';
 import { recordPaymentInBackground } from './commerce/payments.js';
 import { runTask, type ComputeOptions } from './compute.js';
@@ -121,11 +121,27 @@ export class Call {
     if (this.finished) return;
     this.finished = true;
     const f = this.figures;
-    const method: UsageMethod = this.init.advisory ? 'mcp_advisory' : this.surface;
     if (status === 'success' && f && this.init.headers) {
       recordPaymentInBackground(this.services, this.principal, this.init.headers, f.inputTokens - f.outputTokens);
     }
-    await this.services.usage.record({
+    await this.services.usage.record(this.usageEvent(status));
+  }
+
+  /**
+   * Ends the call like finish() but hands its one usage event to the caller, who writes it in its own
+   * transaction (a queued batch document: with its result, so the two commit together); null when the
+   * call was already finished. A later finish() writes nothing.
+   */
+  takeUsageEvent(status: CallStatus): UsageEventInput | null {
+    if (this.finished) return null;
+    this.finished = true;
+    return this.usageEvent(status);
+  }
+
+  private usageEvent(status: CallStatus): UsageEventInput {
+    const f = this.figures;
+    const method: UsageMethod = this.init.advisory ? 'mcp_advisory' : this.surface;
+    return {
       principal: this.principal,
       method,
       toolName: this.init.toolName ?? null,
@@ -138,7 +154,7 @@ export class Call {
       latencyMs: performance.now() - this.started,
       cacheHit: f?.cacheHit,
       inputText: f?.inputText ?? null,
-    });
+    };
   }
 
   /** finish() with the status an outcome maps to. */

@@ -1,12 +1,14 @@
 // Queued jobs are durable: the real process (node dist/src/main.js) is killed with SIGKILL mid-job; after
 // a restart on the same store the job completes with every document's result, and no result that was
-// stored before the kill changes or goes missing (results are final once written).
+// stored before the kill changes or goes missing (results are final once written), and every document
+// has exactly one usage event (issue 45: events commit with the results).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
 import { packageRoot } from '../../src/lib/root.js';
+import { documentEventId } from '../../src/domain/batchQueue/worker.js';
 import { openStore } from '../../src/store/index.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
@@ -97,15 +99,15 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     await stop(second.proc.child);
     expect(Date.now() - stopping).toBeLessThan(10_000);
 
-    // Usage: one success event per document; only documents cut off by the kill between their stored
-    // result and their event (a group commit in flight: a few at most) can be missing, none is counted twice.
+    // Usage: exactly one success event per document, kill -9 or not: each event commits in the same
+    // statement as its document's result, with an id made from the document (documentEventId).
     const store = await openStore({ databaseUrl: db.databaseUrl, dataDir });
     try {
-      const [events] = await store.query<{ n: number }>(
-        `select count(*)::int as n from usage_events where method = 'batch' and tool_name = 'batch_compress_queue' and status = 'success'`,
+      const events = await store.query<{ id: string }>(
+        `select id from usage_events where method = 'batch' and tool_name = 'batch_compress_queue' and status = 'success' order by id`,
       );
-      expect(events!.n).toBeGreaterThanOrEqual(TOTAL + 1 - 4);
-      expect(events!.n).toBeLessThanOrEqual(TOTAL + 1);
+      const expected = [...documents.map((_, i) => documentEventId(jobId, i)), documentEventId(again.data.job_id, 0)].sort();
+      expect(events.map((e) => e.id)).toEqual(expected);
       const [open] = await store.query<{ n: number }>(`select count(*)::int as n from batch_job_documents where status in ('pending', 'running')`);
       expect(open!.n).toBe(0);
     } finally {

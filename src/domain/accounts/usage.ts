@@ -3,6 +3,7 @@ import type { Queryable } from '../../store/db.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import type { Logger } from '../../lib/log.js';
 import { storableText } from '../../lib/text.js';
+import { redactSecrets } from '../../lib/redactSecrets.js';
 import { DatabaseUnavailableError, type Db } from '../../store/db.js';
 import { randomUUID } from 'node:crypto';
 
@@ -27,12 +28,21 @@ export interface UsageEventInput {
 
 const storable = (text: string | null | undefined) => (text == null ? null : storableText(text));
 
-/** The spec's input preview: first line only, at most 100 characters; the full text is never stored. */
+/** How much of the first line is searched for credentials: far past the 100 kept, past any credential shape. */
+const PREVIEW_SCAN_CHARS = 16_384;
+
+/**
+ * The spec's input preview: first line only, at most 100 characters; the full text is never stored.
+ * Credentials are redacted before the cut, so a key straddling the 100th character leaves no prefix.
+ */
 export function inputPreview(text: string | null | undefined): string | null {
   if (!text) return null;
-  const firstLine = text.slice(0, 4096).split(/\r?\n/, 1)[0] ?? '';
-  return storableText(Array.from(firstLine).slice(0, 100).join(''));
+  const firstLine = text.slice(0, PREVIEW_SCAN_CHARS).split(/\r?\n/, 1)[0] ?? '';
+  return storableText(Array.from(redactSecrets(firstLine)).slice(0, 100).join(''));
 }
+
+/** The preview a call's event keeps: none unless the account stores previews (absent = not known = none). */
+const previewOf = (e: UsageEventInput) => (e.principal.storeInputPreviews === true ? inputPreview(e.inputText) : null);
 
 const COLUMNS =
   'id, user_id, key_id, project_id, environment, method, tool_name, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, latency_ms, cache_hit, input_preview, created_at';
@@ -44,7 +54,7 @@ function row(e: UsageEventInput): Record<string, unknown> {
     id: randomUUID(), user_id: e.principal.userId, key_id: e.principal.keyId, project_id: e.principal.projectId, environment: storable(e.principal.environment),
     method: e.method, tool_name: storable(e.toolName), client: storable(e.client), fidelity: storable(e.fidelity), model: storable(e.model),
     status: e.status, input_tokens: e.inputTokens, output_tokens: e.outputTokens, savings_percent: savingsPercent(e.inputTokens, e.outputTokens),
-    latency_ms: Math.max(0, Math.round(e.latencyMs)), cache_hit: e.cacheHit ?? false, input_preview: inputPreview(e.inputText), created_at: e.at ?? new Date(),
+    latency_ms: Math.max(0, Math.round(e.latencyMs)), cache_hit: e.cacheHit ?? false, input_preview: previewOf(e), created_at: e.at ?? new Date(),
   };
 }
 
@@ -54,6 +64,9 @@ function row(e: UsageEventInput): Record<string, unknown> {
 const INSERT = `insert into usage_events (${COLUMNS})
   select ${COLUMNS} from json_populate_recordset(null::usage_events, $1::text::json)
   on conflict (id) do nothing`;
+
+/** The columns a row (usageRowJson) fills: for a statement that writes an event with another change in one commit (a queued batch document's result). */
+export const USAGE_EVENT_COLUMNS = COLUMNS;
 
 /** One event as the JSON text of its row: what the journal stores and a batch INSERT takes. */
 export function usageRowJson(e: UsageEventInput): string {

@@ -3,15 +3,18 @@
 //   pending ──claim──▶ running ──▶ succeeded | failed
 // A claim takes pending documents, or running ones whose lease lapsed (their process died), oldest job
 // first, and counts an attempt. A heartbeat renews the leases of the documents in flight. A result is
-// written with the job's counters in one statement, conditioned on still holding the lease and the
-// document still running: a stored result is final and never overwritten, even by a stale holder.
+// written with the job's counters and the document's usage event in one statement, conditioned on still
+// holding the lease and the document still running: a stored result is final and never overwritten,
+// even by a stale holder, and a document is billed exactly when its result is stored.
+import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { isPlan } from '../../auth/plans.js';
 import type { RunSettings } from '../../config.js';
 import type { Logger } from '../../lib/log.js';
 import { storableText } from '../../lib/text.js';
 import type { Services } from '../../services.js';
-import { Call } from '../call.js';
+import { USAGE_EVENT_COLUMNS, usageRowJson, type UsageEventInput } from '../accounts/usage.js';
+import { Call, statusOf } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError } from '../errors.js';
 import { LeasedRunner } from '../platform/leasedRunner.js';
@@ -23,8 +26,6 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private services: Services | null = null;
   /** Principals by key for a second: one lookup per key and second instead of one per document. */
   private readonly principals = new Map<string, { at: number; principal: Promise<Principal | null> }>();
-  /** Usage events of stored documents still being written: the slot is free already, close() waits for them. */
-  private readonly metering = new Set<Promise<void>>();
 
   constructor(
     private readonly settings: RunSettings,
@@ -62,7 +63,6 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
 
   /** Hands back (expired now) the leases of documents stopped or never started, so the next process resumes them at once. */
   protected override async released(): Promise<void> {
-    await Promise.allSettled([...this.metering]);
     await this.services?.db
       .query(`update batch_job_documents set lease_expires_at = now() where lease_owner = $1 and status = 'running'`, [this.instanceId])
       .catch(() => undefined);
@@ -89,50 +89,48 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
 
   protected async execute(doc: Claimed, signal: AbortSignal): Promise<void> {
     if (doc.attempts > this.settings.maxAttempts) {
-      await this.store(doc, null, `interrupted: the document was claimed ${doc.attempts} times (BATCH_QUEUE_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`);
+      await this.store(doc, null, `interrupted: the document was claimed ${doc.attempts} times (BATCH_QUEUE_MAX_ATTEMPTS ${this.settings.maxAttempts}); giving up`, null);
       return;
     }
     const principal = await this.principalOf(doc);
     if (!principal) {
-      await this.store(doc, null, 'the API key that queued the job is no longer active');
+      await this.store(doc, null, 'the API key that queued the job is no longer active', null);
       return;
     }
     // Each document is a call of its own (method batch, one usage event), as in /v1/batch-compress.
     const call = new Call({ services: this.services!, principal, surface: 'batch', toolName: 'batch_compress_queue', signal });
-    let failure: unknown;
     try {
       const r = await compressText(call, { text: doc.text, fidelity: doc.fidelity, query: doc.query, model: doc.model });
-      const stored = await this.store(doc, r, null);
-      if (!stored) return;
+      await this.store(doc, r, null, call.takeUsageEvent('success'));
     } catch (err) {
       if (signal.aborted) return; // shutdown: the lease is handed back, the next process redoes it
-      failure = err;
       const known = asDomainError(err);
       if (!known || known.kind === 'unavailable' || known.kind === 'timeout') {
-        // Ours, not the document's (pool or database): leave it to be claimed again once the lease lapses.
+        // Ours, not the document's (pool or database): claimed again once the lease lapses. No usage
+        // event for this attempt: the document's one event is written with its final state.
         this.log.warn('batch document will be retried', { job_id: doc.job_id, index: doc.ordinal, error: err instanceof Error ? err.message : String(err) });
-        await call.finishWith(err).catch(() => undefined);
         return;
       }
-      await this.store(doc, null, known.detail);
+      await this.store(doc, null, known.detail, call.takeUsageEvent(statusOf(err)));
     }
-    // The usage event follows the stored result (a document is counted once it is acknowledged). The
-    // usage writer commits events in groups, so the slot goes to the next document meanwhile, except
-    // for a key with a quota: its next document must see this one counted.
-    const metered: Promise<void> = call
-      .finishWith(failure)
-      .catch((err) => this.log.warn('batch usage event failed', { error: String(err) }))
-      .finally(() => this.metering.delete(metered));
-    this.metering.add(metered);
-    if (principal.monthlyQuota != null) await metered;
   }
 
-  /** Writes the document's result and the job's counters in one statement (atomic); false when the lease was lost. */
-  private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null): Promise<boolean> {
+  /**
+   * Writes the document's result, its usage event and the job's counters in one statement (one
+   * commit): a kill -9 leaves either all three or none, and the claim then redoes the document. The
+   * event's id is derived from the document, and everything is conditioned on holding the lease of a
+   * document still running, so a document is billed once whatever the retries. False when the lease was lost.
+   */
+  private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null, event: UsageEventInput | null): Promise<boolean> {
+    const eventRows = event ? `[${JSON.stringify({ ...JSON.parse(usageRowJson(event)), id: documentEventId(doc.job_id, doc.ordinal) })}]` : '[]';
     const rows = await this.services!.db.query(
       `with d as (
          update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
           where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
+       ), usage as (
+         insert into usage_events (${USAGE_EVENT_COLUMNS})
+         select ${USAGE_EVENT_COLUMNS} from json_populate_recordset(null::usage_events, $11::text::json) where exists (select 1 from d)
+         on conflict (id) do nothing
        )
        update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
               status = case when succeeded + failed + 1 >= total then 'completed' else status end,
@@ -140,7 +138,7 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
         where id = (select job_id from d) returning id`,
       [
         doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000)),
-        result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0,
+        result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0, eventRows,
       ],
     );
     return rows.length > 0;
@@ -161,16 +159,23 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private async lookupPrincipal(doc: Claimed): Promise<Principal | null> {
     if (!doc.key_id) {
       // Queued from an identity-provider session: the user as of now.
-      const [user] = await this.services!.db.query<{ plan: string; is_admin: boolean }>('select plan, is_admin from users where id = $1', [doc.owner_id]);
+      const [user] = await this.services!.db.query<{ plan: string; is_admin: boolean; store_input_previews: boolean }>('select plan, is_admin, store_input_previews from users where id = $1', [doc.owner_id]);
       if (!user || !isPlan(user.plan)) return null;
-      return { userId: doc.owner_id, plan: user.plan, isAdmin: user.is_admin, keyId: null, environment: null, projectId: null, via: 'jwt', monthlyQuota: null };
+      return { userId: doc.owner_id, plan: user.plan, isAdmin: user.is_admin, keyId: null, environment: null, projectId: null, via: 'jwt', monthlyQuota: null, storeInputPreviews: user.store_input_previews };
     }
-    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; environment: string; monthly_quota: number | null; project_id: string | null }>(
-      `select u.plan, u.is_admin, k.environment, k.monthly_quota, k.project_id from api_keys k join users u on u.id = k.user_id
+    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; store_input_previews: boolean; environment: string; monthly_quota: number | null; project_id: string | null }>(
+      `select u.plan, u.is_admin, u.store_input_previews, k.environment, k.monthly_quota, k.project_id from api_keys k join users u on u.id = k.user_id
         where k.key_id = $1 and u.id = $2 and k.status = 'active' and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
       [doc.key_id, doc.owner_id],
     );
     if (!row || !isPlan(row.plan)) return null;
-    return { userId: doc.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: doc.key_id, environment: row.environment, projectId: row.project_id, via: 'api_key', monthlyQuota: row.monthly_quota };
+    return { userId: doc.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: doc.key_id, environment: row.environment, projectId: row.project_id, via: 'api_key', monthlyQuota: row.monthly_quota, storeInputPreviews: row.store_input_previews };
   }
+}
+
+/** A document's usage event id (a UUID made from job and index): the same on every attempt, so at most one event per document can exist. */
+export function documentEventId(jobId: string, ordinal: number): string {
+  const h = createHash('sha256').update(`batch-queue:${jobId}:${ordinal}`).digest('hex');
+  const variant = (8 | (parseInt(h[16]!, 16) & 3)).toString(16);
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${variant}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
