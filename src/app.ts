@@ -35,6 +35,7 @@ import { GroupCommitUsageWriter, usageReadsSeeAcknowledged, type UsageWriter } f
 import { JournaledUsageWriter } from './domain/accounts/usageJournal.js';
 import { openStore } from './store/index.js';
 import { guardDb } from './store/guard.js';
+import { acquireDataDirLockFor } from './store/dataDirLock.js';
 
 export interface RunningApp {
   port: number;
@@ -59,6 +60,10 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     for (const close of opened.splice(0).reverse()) await close().catch(() => undefined);
   };
   try {
+    // One owner per on-disk PGlite folder (src/store/dataDirLock.ts): taken before the database opens,
+    // released last, after it has closed.
+    const dataDirLock = await acquireDataDirLockFor(config, 'server');
+    if (dataDirLock) opened.push(async () => dataDirLock.release());
     const dbBreaker = new CircuitBreaker('database');
     // The pool's threads load their modules while the database opens (both take most of a start).
     const pool = new ComputePool({ threads: config.poolThreads, maxQueue: config.poolMaxQueue, taskDeadlineMs: config.poolTaskDeadlineMs, threadNice: config.poolThreadNice });
@@ -140,6 +145,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
     opened.push(() => http.close(config.shutdownGraceMs));
+    dataDirLock?.setPort(http.port);
     metrics.setInfo('gc_http_engine_info', 'The HTTP engine serving this process, the Node.js version and why that engine was chosen.', {
       engine: http.engine.engine,
       package: http.engine.package ?? '',

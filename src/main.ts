@@ -1,6 +1,7 @@
 import { startApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './lib/log.js';
+import { DataDirLockedError } from './store/dataDirLock.js';
 
 const log = createLogger();
 // Node 20 reached end of life on 2026-04-30: it still runs (docs/runtime.md), with a warning.
@@ -8,7 +9,12 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
   log.warn('Node.js past end of life', { node: process.version, advice: 'run Node.js 24 (the target) or 22' });
 }
 const config = loadConfig();
-const app = await startApp(config, log);
+const app = await startApp(config, log).catch((err: unknown) => {
+  // Another process owns the data folder: one line naming it, not a stack trace.
+  if (!(err instanceof DataDirLockedError)) throw err;
+  log.error('not started', { error: err.message });
+  process.exit(1);
+});
 
 log.info('listening', {
   host: config.host,
