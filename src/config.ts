@@ -33,11 +33,19 @@ export interface Config {
   /** Upper bound on how long a cached authentication may outlive a revocation elsewhere. */
   authCacheMs: number;
   shutdownGraceMs: number;
+  /**
+   * SHUTDOWN_DRAIN_MS: on SIGTERM, how long readiness answers 503 while the instance still serves, so a
+   * load balancer's health checks take it out of rotation first (HAProxy: inter x fall, deploy/haproxy.cfg).
+   * Skipped when no readiness probe came within that time (nothing watches). Default 5000.
+   */
+  shutdownDrainMs: number;
   bootstrapOwner: boolean;
   logRequests: boolean;
   /** Identity-provider JWTs: JWKS by URL or file, with issuer and audience checks. Unset disables JWT auth. */
   jwksUrl: string | null;
   jwksFile: string | null;
+  /** One fetch of JWKS_URL (JWKS_TIMEOUT_MS, default 5 s). */
+  jwksTimeoutMs?: number;
   jwtIssuer: string | null;
   jwtAudience: string | null;
   /** Requests per minute per key, by plan (RATE_LIMIT_FREE, RATE_LIMIT_PRO, RATE_LIMIT_TEAM, RATE_LIMIT_ENTERPRISE). */
@@ -96,6 +104,8 @@ export interface FederationSettings {
   allowedHosts: string[];
   /** How often pending and claimed A2A tasks past their deadline are expired (FEDERATION_SWEEP_MS). */
   sweepMs: number;
+  /** One request to a peer or webhook receiver, connection included (FEDERATION_TIMEOUT_MS, default 10 s). */
+  timeoutMs?: number;
 }
 
 export interface WebSettings {
@@ -284,10 +294,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     poolTaskDeadlineMs: Math.max(1, int(env, 'POOL_TASK_DEADLINE_MS', 120_000)),
     authCacheMs: Math.min(int(env, 'AUTH_CACHE_MS', 5000), 5000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    shutdownDrainMs: Math.max(0, int(env, 'SHUTDOWN_DRAIN_MS', 5000)),
     bootstrapOwner: env.BOOTSTRAP_OWNER !== 'false',
     logRequests: env.LOG_REQUESTS === 'true',
     jwksUrl: env.JWKS_URL || null,
     jwksFile: env.JWKS_FILE || null,
+    jwksTimeoutMs: Math.max(100, int(env, 'JWKS_TIMEOUT_MS', 5000)),
     jwtIssuer: env.JWT_ISSUER || null,
     jwtAudience: env.JWT_AUDIENCE || null,
     publicUrl: env.PUBLIC_URL || null,
@@ -308,6 +320,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     federation: {
       allowedHosts: list(env, 'FEDERATION_ALLOWED_HOSTS'),
       sweepMs: Math.max(100, int(env, 'FEDERATION_SWEEP_MS', 5000)),
+      timeoutMs: Math.max(100, int(env, 'FEDERATION_TIMEOUT_MS', 10_000)),
     },
     web: {
       allowedHosts: list(env, 'WEB_ALLOWED_HOSTS'),

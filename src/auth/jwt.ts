@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Config } from '../config.js';
+import { DomainError } from '../domain/errors.js';
+import { badGateway, outsideReasonOf } from '../domain/platform/outside.js';
 import { unauthorized } from '../http/errors.js';
 import { isPlan, type Plan } from './plans.js';
 import { tokenScopes } from './scopes.js';
@@ -21,7 +23,7 @@ export interface IdentityClaims {
   scopes: string[];
 }
 
-type JwtConfig = Pick<Config, 'jwksUrl' | 'jwksFile' | 'jwtIssuer' | 'jwtAudience'>;
+type JwtConfig = Pick<Config, 'jwksUrl' | 'jwksFile' | 'jwksTimeoutMs' | 'jwtIssuer' | 'jwtAudience'>;
 
 // One key set per configuration: the remote set caches keys and refetches on an unknown kid.
 const keySets = new WeakMap<JwtConfig, JWTVerifyGetKey>();
@@ -34,11 +36,40 @@ function keySet(config: JwtConfig): JWTVerifyGetKey {
   let set = keySets.get(config);
   if (!set) {
     set = config.jwksUrl
-      ? createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 30_000, timeoutDuration: 5_000 })
+      ? createRemoteJWKSet(new URL(config.jwksUrl), { cooldownDuration: 30_000, timeoutDuration: config.jwksTimeoutMs ?? 5_000, [customFetch]: jwksFetch })
       : createLocalJWKSet(JSON.parse(readFileSync(config.jwksFile!, 'utf8')));
     keySets.set(config, set);
   }
   return set;
+}
+
+const JWKS_WHAT = "the identity provider's key set (JWKS_URL)";
+
+/** jose's fetch of the key set, with a redirect or an error status named as such (jose only says 'Expected 200 OK'). */
+async function jwksFetch(url: string, options: RequestInit): Promise<Response> {
+  const res = await fetch(url, { ...options, redirect: 'manual' });
+  const host = new URL(url).host;
+  if (res.status >= 300 && res.status < 400) throw badGateway(JWKS_WHAT, host, 'redirect', `${res.status} to ${(res.headers.get('location') ?? '?').slice(0, 200)}`);
+  if (res.status !== 200) throw badGateway(JWKS_WHAT, host, 'status', `HTTP ${res.status}`);
+  return res;
+}
+
+/**
+ * A JWKS_URL that cannot be fetched is the identity provider's failure, not the token's: a 502
+ * naming the host and the reason (unreachable, TLS, timeout, redirect or status), never a 500 or a 401.
+ */
+function jwksFailure(config: JwtConfig, err: unknown): DomainError | null {
+  if (!config.jwksUrl) return null;
+  if (err instanceof DomainError) return err;
+  const what = JWKS_WHAT;
+  const host = new URL(config.jwksUrl).host;
+  if (err instanceof errors.JWKSTimeout) return badGateway(what, host, 'timeout', err.message);
+  if (err instanceof errors.JOSEError) {
+    // jwksFetch names redirects and statuses; this is what jose says when its own checks fail.
+    return /JSON Web Key Set HTTP response/.test(err.message) ? badGateway(what, host, 'status', err.message) : null;
+  }
+  const r = outsideReasonOf(err);
+  return r ? badGateway(what, host, r.reason, r.cause) : null;
 }
 
 /**
@@ -70,6 +101,8 @@ export async function verifyIdentityToken(config: JwtConfig, token: string, reso
       clockTolerance: 5,
     }));
   } catch (err) {
+    const outside = jwksFailure(config, err);
+    if (outside) throw outside;
     if (err instanceof errors.JWTExpired) throw unauthorized('Identity token expired');
     if (err instanceof errors.JWTClaimValidationFailed) throw unauthorized(`Identity token rejected: ${err.claim} claim check failed`);
     if (err instanceof errors.JOSEError) throw unauthorized('Invalid identity token');

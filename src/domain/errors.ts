@@ -17,6 +17,7 @@ export type ErrorKind =
   | 'quota_exceeded' //   monthly quota used up (429, retry after the period)
   | 'rate_limited' //     too many requests (429)
   | 'unavailable' //      a dependency or the pool is saturated or down (503)
+  | 'bad_gateway' //      an outside server failed: unreachable, TLS, timeout, redirect (502)
   | 'timeout' //          the work ran past its deadline (504)
   | 'not_implemented'; // the spec's not_implemented (501)
 
@@ -49,6 +50,7 @@ const DEFAULT_CODE: Record<ErrorKind, string> = {
   quota_exceeded: 'quota_exceeded',
   rate_limited: 'rate_limited',
   unavailable: 'unavailable',
+  bad_gateway: 'bad_gateway',
   timeout: 'timeout',
   not_implemented: 'not_implemented',
 };

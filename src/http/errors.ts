@@ -31,6 +31,7 @@ const STATUS_OF: Record<ErrorKind, number> = {
   quota_exceeded: 429,
   rate_limited: 429,
   unavailable: 503,
+  bad_gateway: 502,
   timeout: 504,
   not_implemented: 501,
 };
@@ -66,5 +67,5 @@ export const STATUS_TEXT: Record<number, string> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found',
   405: 'Method Not Allowed', 409: 'Conflict', 410: 'Gone', 413: 'Payload Too Large',
   415: 'Unsupported Media Type', 422: 'Unprocessable Entity', 429: 'Too Many Requests',
-  500: 'Internal Server Error', 501: 'Not Implemented', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  500: 'Internal Server Error', 501: 'Not Implemented', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };

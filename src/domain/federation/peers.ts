@@ -94,13 +94,8 @@ export async function sendShareRequest(db: Db, principal: Principal, peerId: str
     requested_at: new Date().toISOString(),
     nonce: crypto.randomUUID(),
   });
-  let answer: { status: number; text: string };
-  try {
-    answer = await postJson(db, `${peer.base_url}/a2a/v1/share-requests`, JSON.stringify({ request_jws: requestJws }), {});
-  } catch (err) {
-    if ((err as { name?: string }).name === 'DomainError') throw err;
-    throw invalid(`The peer could not be reached: ${(err as Error).message}`);
-  }
+  // An unreachable, slow or redirecting peer is a 502 naming it (postJson translates every transport failure).
+  const answer = await postJson(db, `${peer.base_url}/a2a/v1/share-requests`, JSON.stringify({ request_jws: requestJws }), {});
   let body: unknown = null;
   try {
     body = JSON.parse(answer.text);

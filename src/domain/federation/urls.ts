@@ -5,6 +5,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import type { FederationSettings } from '../../config.js';
 import { invalid } from '../errors.js';
+import { badGateway, fetchOutside, outsideFailure } from '../platform/outside.js';
 import { FetchRefusedError, fetchPublicHttps, hostKey, pinnedLookup, vetHost } from '../platform/ssrf.js';
 
 /** The federation settings of the service a database belongs to (set by app.ts from config.federation). */
@@ -47,37 +48,47 @@ export async function checkTarget(db: object, raw: string, field: string, regist
   return { url, allowed };
 }
 
-/** GETs a JSON document from a vetted target (≤ 64 kB, 10 s). */
+/** One request's time limit to a peer or receiver (FEDERATION_TIMEOUT_MS). */
+const timeoutOf = (db: object) => federationSettings(db).timeoutMs ?? 10_000;
+
+/** GETs a JSON document from a vetted target (≤ 64 kB); an unreachable or failing server is a 502 naming it. */
 export async function getJson(db: object, raw: string, field: string): Promise<unknown> {
   const { url, allowed } = await checkTarget(db, raw, field);
+  const what = `${field}: fetching ${url.pathname}`;
   let text: string;
   if (allowed) {
-    const res = await fetch(url, { signal: AbortSignal.timeout(10_000), redirect: 'error' });
-    if (!res.ok) throw invalid(`${field}: the server answered ${res.status}`);
-    text = (await res.text()).slice(0, 65_536);
+    const res = await fetchOutside(url, { timeoutMs: timeoutOf(db) }, what);
+    if (res.status < 200 || res.status >= 300) throw badGateway(what, url.host, 'status', `HTTP ${res.status}`);
+    text = res.text;
   } else {
     try {
-      text = (await fetchPublicHttps(url.toString(), { maxBytes: 65_536, timeoutMs: 10_000 })).text;
+      text = (await fetchPublicHttps(url.toString(), { maxBytes: 65_536, timeoutMs: timeoutOf(db) })).text;
     } catch (err) {
-      if (err instanceof FetchRefusedError) throw invalid(`fetch_refused: ${err.message}`, { code: 'fetch_refused' });
-      throw err;
+      throw outsideFailure(err, what, url);
     }
   }
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw invalid(`${field}: the answer is not JSON`);
+    throw badGateway(what, url.host, 'protocol', 'the answer is not JSON');
   }
 }
 
 /** POSTs a JSON body to a vetted target (pinned to the vetted address unless allowed); answers status and body text. */
-export async function postJson(db: object, raw: string, body: string, headers: Record<string, string>, timeoutMs = 10_000): Promise<{ status: number; text: string }> {
+export async function postJson(db: object, raw: string, body: string, headers: Record<string, string>, timeoutMs = timeoutOf(db)): Promise<{ status: number; text: string }> {
   const { url, allowed } = await checkTarget(db, raw, 'url');
   const all = { 'content-type': 'application/json', 'user-agent': 'semantic-compression-service/federation', ...headers };
-  if (allowed) {
-    const res = await fetch(url, { method: 'POST', body, headers: all, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
-    return { status: res.status, text: (await res.text()).slice(0, 65_536) };
+  const what = `POST ${url.pathname}`;
+  if (allowed) return fetchOutside(url, { method: 'POST', body, headers: all, timeoutMs }, what);
+  try {
+    return await postPinned(url, body, all, timeoutMs);
+  } catch (err) {
+    throw outsideFailure(err, what, url);
   }
+}
+
+/** The POST to a public target, on a connection pinned to the vetted address (no DNS rebinding). */
+async function postPinned(url: URL, body: string, all: Record<string, string>, timeoutMs: number): Promise<{ status: number; text: string }> {
   const pinned = await vetHost(url.hostname);
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
@@ -102,7 +113,7 @@ export async function postJson(db: object, raw: string, body: string, headers: R
         res.on('error', reject);
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('timeout', () => req.destroy(new FetchRefusedError('timeout', `no answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);
   });

@@ -11,6 +11,7 @@ import { compressManifest } from '../compression/toolOutput.js';
 import type { ToolDef } from '../compression/manifest.js';
 import { countTokensMany } from '../compression/tokens.js';
 import { DomainError, invalid, timedOut, unavailable } from '../errors.js';
+import { badGateway, outsideReasonOf } from '../platform/outside.js';
 import { upstreamTransport, type Upstream } from './transport.js';
 
 /** Pages of tools/list read from one upstream (a page is usually every tool). */
@@ -20,17 +21,25 @@ export type ProxyRequest =
   | { action: 'list_tools'; server: Upstream; max_description_chars: number }
   | { action: 'call_tool'; server: Upstream; tool: string; arguments: Record<string, unknown>; query: string | null; fidelity: Fidelity; min_tokens: number; include_structured: boolean };
 
-/** An upstream failure as the caller should see it: refused target, timeout, unreachable, or the upstream's own error. */
-function upstreamFailure(err: unknown, stage: string): DomainError {
+/**
+ * An upstream failure as the caller should see it: a refused target (fetch_refused), the upstream's
+ * own error (upstream_error), or a server that is unreachable, slow, or not speaking TLS or HTTP
+ * (bad_gateway with its reason and host, docs/decisions.md "Outside fetch failures").
+ */
+function upstreamFailure(err: unknown, stage: string, host: string | null): DomainError {
   if (err instanceof DomainError) return err;
   const message = err instanceof Error ? err.message : String(err);
   const refused = /fetch_refused: ([^\n]*)/.exec(message);
   if (refused) return invalid(`fetch_refused: ${refused[1]}`, { code: 'fetch_refused' });
+  const what = `Cannot reach the upstream MCP server (${stage})`;
   if (err instanceof McpError) {
-    if (err.code === -32001) return timedOut(`The upstream MCP server did not answer ${stage} in time`);
+    if (err.code === -32001) return host ? badGateway(what, host, 'timeout', message.slice(0, 200)) : timedOut(`The upstream MCP server did not answer ${stage} in time`);
     return invalid(`The upstream MCP server refused ${stage}: ${message.slice(0, 500)}`, { code: 'upstream_error' });
   }
-  return unavailable(`Cannot reach the upstream MCP server (${stage}): ${message.slice(0, 300)}`, 5);
+  if (!host) return unavailable(`${what}: ${message.slice(0, 300)}`, 5);
+  const r = outsideReasonOf(err);
+  if (r) return badGateway(what, host, r.reason, r.cause);
+  return badGateway(what, host, /\bHTTP \d{3}\b/.test(message) ? 'status' : 'protocol', message.slice(0, 300));
 }
 
 interface TextBlock {
@@ -45,11 +54,12 @@ export async function proxyMcpServer(call: Call, request: ProxyRequest) {
   const client = new Client({ name: 'semantic-compression-proxy', version: call.services.config.version });
   const timeout = settings.timeoutMs;
   const via = 'stdio' in request.server ? 'stdio' : 'streamable-http';
+  const host = 'url' in request.server ? new URL(request.server.url).host : null;
   try {
     try {
       await client.connect(transport, { timeout });
     } catch (err) {
-      throw upstreamFailure(err, 'the connection');
+      throw upstreamFailure(err, 'the connection', host);
     }
     const upstream = { transport: via, name: client.getServerVersion()?.name ?? null, version: client.getServerVersion()?.version ?? null };
     if (request.action === 'list_tools') {
@@ -57,7 +67,7 @@ export async function proxyMcpServer(call: Call, request: ProxyRequest) {
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
         const r = await client.listTools(cursor ? { cursor } : undefined, { timeout }).catch((err) => {
-          throw upstreamFailure(err, 'tools/list');
+          throw upstreamFailure(err, 'tools/list', host);
         });
         tools.push(...(r.tools as ToolDef[]));
         cursor = r.nextCursor;
@@ -69,7 +79,7 @@ export async function proxyMcpServer(call: Call, request: ProxyRequest) {
     }
 
     const r = await client.callTool({ name: request.tool, arguments: request.arguments }, undefined, { timeout }).catch((err) => {
-      throw upstreamFailure(err, `tools/call ${request.tool}`);
+      throw upstreamFailure(err, `tools/call ${request.tool}`, host);
     });
     const blocks = (r.content ?? []) as Array<{ type: string } & Record<string, unknown>>;
     const text = blocks.filter((b): b is TextBlock & typeof b => b.type === 'text' && typeof b.text === 'string').map((b) => b.text).join('\n\n');
