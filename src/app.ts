@@ -15,6 +15,7 @@ import { startExperimentRunner } from './domain/prompts/runner.js';
 import { BatchQueueWorker } from './domain/batchQueue/worker.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
+import { startWebhookSealing } from './domain/federation/webhookSecrets.js';
 import { startConnectorScheduler } from './domain/connectors/scheduler.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
@@ -107,6 +108,9 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     metrics.addGauge('gc_process_resident_memory_bytes', 'Resident memory of this process (also process_resident_memory_bytes).', () => process.memoryUsage().rss);
     opened.push(() => background.drain());
     const breakers: CircuitBreaker[] = [dbBreaker];
+    // Webhook signing secrets are sealed at rest; plain ones an earlier version stored are sealed now,
+    // before the outbox sender (below) signs deliveries with them.
+    await startWebhookSealing(db, config.llm.keySecret, log);
     // Provider clients, their breakers (added to `breakers`, shown in diagnostics) and the outbox sender.
     const commerce = await createCommerce({ db, log, breakers }, { ...config.commerce, ...options.commerce });
     opened.push(() => commerce.close());
@@ -144,7 +148,11 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       maxInflightBodyBytes: config.maxInflightBodyBytes,
       raw: { '/mcp': createMcpHandler(services, mcpSessions) },
     });
-    opened.push(() => http.close(config.shutdownGraceMs));
+    // MCP requests (answered outside the router's in-flight count) finish first, then the router drains.
+    opened.push(async () => {
+      await mcpSessions.settled(config.shutdownGraceMs);
+      await http.close(config.shutdownGraceMs);
+    });
     dataDirLock?.setPort(http.port);
     metrics.setInfo('gc_http_engine_info', 'The HTTP engine serving this process, the Node.js version and why that engine was chosen.', {
       engine: http.engine.engine,

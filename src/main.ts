@@ -1,6 +1,7 @@
 import { startApp } from './app.js';
 import { loadConfig } from './config.js';
 import { createLogger } from './lib/log.js';
+import { drainWait, startDraining } from './domain/health/draining.js';
 import { DataDirLockedError } from './store/dataDirLock.js';
 
 const log = createLogger();
@@ -40,8 +41,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    log.info('shutting down', { signal });
-    app.close().then(
+    // SIGTERM (an orchestrator, a rolling restart): readiness turns 503 and the instance keeps serving
+    // while the balancer notices; SIGINT (Ctrl-C) stops at once. docs/deployment.md.
+    startDraining(app.services);
+    const drainMs = signal === 'SIGTERM' ? drainWait(app.services, config.shutdownDrainMs) : 0;
+    log.info('shutting down', { signal, drain_ms: drainMs });
+    new Promise((r) => setTimeout(r, drainMs)).then(() => app.close()).then(
       () => process.exit(0),
       (err) => {
         log.error('shutdown failed', { error: String(err) });

@@ -1,6 +1,7 @@
 import { defineRoute } from '../http/route.js';
 import { checkReadiness } from '../domain/health/readiness.js';
 import { httpEngine } from '../http/engine/select.js';
+import { isDraining, noteReadinessProbe } from '../domain/health/draining.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
 
@@ -12,6 +13,9 @@ export const healthRoutes = [
     path: '/health/readiness',
     auth: 'public',
     async handler({ services }) {
+      noteReadinessProbe(services);
+      // Stopping (SIGTERM): out of the balancer's rotation first, while in-flight and late requests are still served.
+      if (isDraining(services)) return { status: 503, body: { status: 'draining', checks: {} } };
       const { required, optional } = await checkReadiness(services);
       const ready = Object.values(required).every((v) => v === 'ok');
       const degraded = Object.values(optional).some((v) => v !== 'ok');
