@@ -24,7 +24,9 @@ if (command !== 'create' && command !== 'list' && command !== 'revoke') {
     // revoke printed the outcome's kind before; create and list print JSON as they did.
     process.stdout.write((command === 'revoke' ? (result as { outcome: string }).outcome : JSON.stringify(result, null, 2)) + '\n');
   } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    // The usage text helps after a wrong argument, not after a refusal (a held database folder).
+    const usage = !(err instanceof CliError) || err.exitCode === EXIT.usage;
+    process.stderr.write(`${(err as Error).message}\n${usage ? USAGE + '\n' : ''}`);
     process.exitCode = err instanceof CliError ? err.exitCode : EXIT.failure;
   }
 }

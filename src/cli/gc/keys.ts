@@ -14,13 +14,44 @@ export interface KeyOptions {
 }
 
 async function withStore<T>(fn: (db: import('../../store/db.js').Db) => Promise<T>): Promise<T> {
-  const [{ loadConfig }, { openStore }] = await Promise.all([import('../../config.js'), import('../../store/index.js')]);
-  const db = await openStore(loadConfig());
+  const [{ loadConfig }, { openStore }, { acquireDataDirLockFor, DataDirLockedError }] = await Promise.all([
+    import('../../config.js'),
+    import('../../store/index.js'),
+    import('../../store/dataDirLock.js'),
+  ]);
+  const config = loadConfig();
+  // An embedded database folder has one owner at a time (src/store/dataDirLock.ts): writing beside a
+  // running server would be lost, so the command refuses and says how to go through the server.
+  let lock: Awaited<ReturnType<typeof acquireDataDirLockFor>>;
   try {
-    return await fn(db);
-  } finally {
-    await db.close();
+    lock = await acquireDataDirLockFor(config, 'cli');
+  } catch (err) {
+    if (err instanceof DataDirLockedError) throw new CliError(lockedAdvice(err), EXIT.unavailable);
+    throw err;
   }
+  try {
+    const db = await openStore(config);
+    try {
+      return await fn(db);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    lock?.release();
+  }
+}
+
+/** What to do when the folder is held: stop the holder, or (a server) use its API. */
+function lockedAdvice(err: import('../../store/dataDirLock.js').DataDirLockedError): string {
+  const { holder } = err;
+  if (holder.role === 'server' && holder.pid > 0) {
+    const url = `http://localhost:${holder.port ?? 8080}`;
+    return (
+      `${err.message}. Stop the server first, or go through its API: ` +
+      `GC_URL=${url} GC_KEY=<your key> gc keys create|list|revoke|rotate (keys of that key's own account)`
+    );
+  }
+  return `${err.message}. Wait for it to finish, or stop it, and run the command again.`;
 }
 
 /** The operator's commands on the database (no server). */
