@@ -77,7 +77,8 @@ describe('README noise in plain mode', () => {
   it('a title with badges keeps its words; the badges are hidden behind a marker that expands to them', async () => {
     const badged = README.replace('# widget', '# widget [![NPM Version](https://img.shields.io/npm/v/widget.svg)](https://npmjs.org/package/widget) [![Build](https://github.com/widget/widget/actions/workflows/ci.yml/badge.svg)](https://github.com/widget/widget/actions)');
     const r = await compressText({ text: badged, fidelity: 'balanced', markerIds: true });
-    expect(r.compressed_text).toMatch(/^# widget\n\n\[… \d+ tokens #\d{12}\.0\]\n\nDraw terminal widgets/);
+    // The marker stands where the badges stood, on the title's line (exact round trip, issue 48).
+    expect(r.compressed_text).toMatch(/^# widget \[… \d+ tokens #\d{12}\.0\]\n\nDraw terminal widgets/);
     expect(r.compressed_text).not.toContain('img.shields.io');
     const [start, end] = r.markers!.spans;
     // The run goes on through the badge row below the title.

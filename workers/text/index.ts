@@ -18,7 +18,7 @@ import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
-import { markerFor, renderSkeleton, renderWithIds, type Skeleton } from './render.js';
+import { hiddenRuns, markerFor, renderSkeleton, renderWithIds, type HiddenRun, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
 import type { Unescaped } from '../shared/ansi.js';
 import { textAsRead } from './asRead.js';
@@ -465,22 +465,16 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
   }
   const filled = kept.slice();
   let cheap = false;
-  for (let i = 0; i < n; ) {
-    if (filled[i]) {
-      i++;
-      continue;
-    }
-    let j = i;
+  // The runs the renderer will mark (render.ts hiddenRuns: a run may end before a closing fence).
+  const runs = a.tree ? treeRuns(kept) : hiddenRuns(a, kept);
+  for (const r of runs) {
     let hidden = 0;
-    while (j < n && !filled[j]) {
-      hidden += a.tokens[j]! + (j > i ? a.gaps[j]! : 0);
-      j++;
-    }
-    if (hidden <= fastCount(markerFor(a, i, j - 1, ref), tokenizer)) {
-      for (let k = i; k < j; k++) keep(filled, k);
+    if (!a.tree && r.end < a.units[r.to]!.end) hidden = fastCount(a.text.slice(r.start, r.end), tokenizer);
+    else for (let k = r.from; k <= r.to; k++) hidden += a.tokens[k]! + (k > r.from ? a.gaps[k]! : 0);
+    if (hidden <= fastCount(markerFor(a, r.from, r.to, ref), tokenizer)) {
+      for (let k = r.from; k <= r.to; k++) keep(filled, k);
       cheap = true;
     }
-    i = j;
   }
   if (!substance && !cheap) return null;
   const render = (k: Uint8Array) => {
@@ -492,6 +486,22 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
     if (substance || withFill.tokens <= budget) return withFill;
   }
   return substance ? render(kept) : null;
+}
+
+/** Maximal runs of hidden units, as settle prices them for structured text (treeRender draws its own). */
+function treeRuns(kept: Uint8Array): HiddenRun[] {
+  const runs: HiddenRun[] = [];
+  for (let i = 0; i < kept.length; ) {
+    if (kept[i]) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j + 1 < kept.length && !kept[j + 1]) j++;
+    runs.push({ from: i, to: j, start: -1, end: -1 });
+    i = j + 1;
+  }
+  return runs;
 }
 
 export function recommendFidelity(input: RecommendInput): RecommendResult {

@@ -103,103 +103,83 @@ export interface RenderStats {
   spans?: number[];
 }
 
-/** The original whitespace between two offsets when it holds a line break, else one space. */
-function lineBreakOr(text: string, from: number, to: number): string {
-  const gap = text.slice(from, to);
-  return gap.includes('\n') && gap.trim() === '' ? gap : ' ';
+/** One run of hidden units (`from`..`to`, inclusive) and the span of the input its marker stands for. */
+export interface HiddenRun {
+  from: number;
+  to: number;
+  start: number;
+  end: number;
 }
 
-export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
-  if (sk.tree) return renderTree(sk, sk.tree, kept, stats, ref);
-  const { text, blocks, units } = sk;
-  const out: string[] = []; // block-level pieces, joined by blank lines (list items by single newlines)
-  const outBlock: number[] = [];
-  let run = emptyRun();
-  let pending = false;
-  let count = 0;
-  /** The marker of the run so far; the run starts again. */
-  const close = () => {
-    const m = elisionMarker(run, ref ? `${ref}.${count}` : undefined);
-    count++;
-    stats?.markers.push(m);
-    stats?.spans?.push(run.start, run.end);
-    run = emptyRun();
-    pending = false;
-    return m;
-  };
-  const flushStandalone = () => {
-    if (!pending) return;
-    out.push(close());
-    outBlock.push(-1);
-  };
-  let u = 0;
-  for (let b = 0; b < blocks.length; b++) {
-    const blk = blocks[b]!;
-    const first = u;
-    while (u < units.length && units[u]!.block === b) u++;
-    if (first === u) continue;
-    const parts: string[] = [];
-    const prose = blk.kind === 'paragraph' || blk.kind === 'list' || blk.kind === 'quote';
-    const fresh = !pending;
-    let allKept = true;
-    let keptEnd = -1; // end of the last kept unit of this block
-    for (let k = first; k < u; k++) {
-      if (!kept[k]) {
-        addToRun(run, sk, k);
-        pending = true;
-        allKept = false;
-        continue;
-      }
-      if (pending) {
-        if (parts.length && prose) {
-          // A marker inside prose stands where the hidden units stood: on a line of its own when they
-          // began and ended at line breaks (JSON, logs, listings), between spaces in running prose.
-          const before = lineBreakOr(text, keptEnd, run.start);
-          const after = lineBreakOr(text, run.end, units[k]!.start);
-          parts[parts.length - 1] += before + close() + after + text.slice(units[k]!.start, units[k]!.end);
-          keptEnd = units[k]!.end;
-          continue;
-        }
-        if (parts.length) parts.push(close());
-        else flushStandalone();
-      } else if (parts.length && prose) {
-        // Next to the kept unit before it: the original text between them (a line break and its
-        // indentation in JSON, logs and wrapped prose), not a space, so the lines keep their layout.
-        parts[parts.length - 1] += text.slice(units[k - 1]!.end, units[k]!.end);
-        keptEnd = units[k]!.end;
-        continue;
-      }
-      parts.push(text.slice(units[k]!.start, units[k]!.end));
-      keptEnd = units[k]!.end;
-    }
-    if (!parts.length) {
-      // A whole block hidden by a run that starts in it: its list or quote prefix is hidden too.
-      if (fresh && pending) run.start = Math.min(run.start, blk.start);
+/**
+ * The runs of hidden units of a Markdown skeleton and their spans. A run's span is its units' text,
+ * and the list or quote prefix of a block it hides whole. A run that hides the end of a fenced block
+ * whose opening is kept ends before the closing fence, so the fence is copied and the output's code
+ * block closes where the input's does; what follows the block is another run.
+ */
+export function hiddenRuns(sk: Skeleton, kept: ArrayLike<number>): HiddenRun[] {
+  const { blocks, units } = sk;
+  const runs: HiddenRun[] = [];
+  let run: HiddenRun | null = null;
+  for (let k = 0; k < units.length; k++) {
+    const u = units[k]!;
+    if (kept[k]) {
+      run = null;
       continue;
     }
-    let rendered: string;
-    if (allKept) rendered = text.slice(blk.start, blk.end);
-    else if (prose) rendered = blk.prefix + parts.join(' ');
-    else if (blk.kind === 'code' && blk.closeLine >= 0 && !kept[u - 1]) {
-      // Summarised fenced code: the last chunk (which holds the closing fence) was dropped, so close it.
-      const close = blk.lines[blk.closeLine]!;
-      rendered = parts.join('\n') + '\n' + text.slice(close.start, close.end);
-    } else rendered = parts.join('\n');
-    out.push(rendered);
-    outBlock.push(b);
-  }
-  flushStandalone();
-  if (stats) stats.pieces = out.length;
-  let s = '';
-  for (let k = 0; k < out.length; k++) {
-    if (k > 0) {
-      const a = outBlock[k - 1]!, c = outBlock[k]!;
-      const tight = a >= 0 && c >= 0 && blocks[a]!.kind === 'list' && blocks[c]!.kind === 'list' && c === a + 1;
-      s += tight ? '\n' : '\n\n';
+    const blk = blocks[u.block]!;
+    const opensBlock = k === 0 || units[k - 1]!.block !== u.block;
+    if (!run) {
+      run = { from: k, to: k, start: opensBlock && blockHidden(units, kept, k) ? blk.start : u.start, end: u.end };
+      runs.push(run);
     }
-    s += out[k];
+    run.to = k;
+    run.end = u.end;
+    if (blk.kind === 'code' && blk.closeLine > 0 && u.end === blk.end && !opensBlock && keptInBlock(units, kept, k)) {
+      run.end = Math.max(run.start, blk.lines[blk.closeLine - 1]!.end);
+      run = null;
+    }
   }
-  return s;
+  return runs;
+}
+
+/**
+ * The document as written with each hidden run (hiddenRuns) replaced by its marker, everything else
+ * copied byte for byte (whitespace, list bullets, rules, fences), so that the output with every marker
+ * replaced by the text its id expands to is the input exactly (issue 48).
+ */
+export function renderSkeleton(sk: Skeleton, kept: ArrayLike<number>, stats?: RenderStats, ref?: string | null): string {
+  if (sk.tree) return renderTree(sk, sk.tree, kept, stats, ref);
+  const { text } = sk;
+  let out = '';
+  let copied = 0;
+  let pieces = 0;
+  for (let k = 1; k < sk.units.length; k++) if (kept[k] && kept[k - 1]) pieces += sk.gaps?.[k] ?? 1;
+  const runs = hiddenRuns(sk, kept);
+  runs.forEach((r, count) => {
+    const run = emptyRun();
+    for (let k = r.from; k <= r.to; k++) addToRun(run, sk, k);
+    const m = elisionMarker(run, ref ? `${ref}.${count}` : undefined);
+    out += text.slice(copied, r.start) + m;
+    copied = r.end;
+    stats?.markers.push(m);
+    stats?.spans?.push(r.start, r.end);
+  });
+  out += text.slice(copied);
+  if (stats) stats.pieces = pieces + 2 * runs.length;
+  return out;
+}
+
+/** Whether every unit of unit k's block, from k on, is hidden (k is the block's first unit). */
+function blockHidden(units: Unit[], kept: ArrayLike<number>, k: number): boolean {
+  for (let j = k; j < units.length && units[j]!.block === units[k]!.block; j++) if (kept[j]) return false;
+  return true;
+}
+
+/** Whether some unit of unit k's block before k is kept. */
+function keptInBlock(units: Unit[], kept: ArrayLike<number>, k: number): boolean {
+  for (let j = k - 1; j >= 0 && units[j]!.block === units[k]!.block; j--) if (kept[j]) return true;
+  return false;
 }
 
 /** The skeleton with its markers' final ids and the layout that expands them; null without markers. */
