@@ -62,6 +62,7 @@ async function authenticateJwt(services: Services, token: string, resource?: str
     via: 'jwt',
     billingCustomerId: user.billing_customer_id ?? null,
     scopes: claims.scopes,
+    storeInputPreviews: user.store_input_previews,
   };
   services.authCache.set(cacheKey, principal, claims.expiresAt);
   return principal;

@@ -33,4 +33,9 @@ export class AuthCache {
   dropKey(keyId: string): void {
     for (const [hash, entry] of this.entries) if (entry.principal.keyId === keyId) this.entries.delete(hash);
   }
+
+  /** Drops every cached entry of a user (an account setting changed on this instance takes effect at once). */
+  dropUser(userId: string): void {
+    for (const [hash, entry] of this.entries) if (entry.principal.userId === userId) this.entries.delete(hash);
+  }
 }

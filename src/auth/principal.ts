@@ -16,4 +16,6 @@ export interface Principal {
   scopes?: string[];
   /** The key's monthly quota as of authentication (null: uncapped, so no quota query per call). */
   monthlyQuota?: number | null;
+  /** The account's privacy setting (users.store_input_previews) as of authentication; absent = no preview kept. */
+  storeInputPreviews?: boolean;
 }

@@ -24,6 +24,7 @@ import { paymentRoutes } from './payments.js';
 import { referralRoutes } from './referrals.js';
 import { webhookRoutes } from './webhooks.js';
 import { communityRoutes } from './community.js';
+import { accountRoutes } from './account.js';
 
 /** Every REST route, one file per area of the spec; mutating account routes are audited (governance.ts). */
 export const allRoutes: RouteSpec<any, any>[] = withAudit([
@@ -41,6 +42,7 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...projectRoutes,
   ...knowledgeRoutes,
   ...profileRoutes,
+  ...accountRoutes,
   ...internalRoutes,
   ...referralRoutes,
   ...leadRoutes,

@@ -63,8 +63,8 @@ export async function createApiKey(db: Queryable, input: NewKeyInput): Promise<{
 
 /** The principal for a usable key: active, not revoked, not past expires_at. The plan is the user's current plan. */
 export async function findActiveKeyByHash(db: Queryable, hash: string): Promise<{ principal: Principal; expiresAt: number | null } | null> {
-  const [row] = await db.query<{ key_id: string; user_id: string; plan: string; is_admin: boolean; environment: string; project_id: string | null; expires_at: Date | null; monthly_quota: number | null }>(
-    `select k.key_id, k.user_id, u.plan, u.is_admin, k.environment, k.project_id, k.expires_at, k.monthly_quota
+  const [row] = await db.query<{ key_id: string; user_id: string; plan: string; is_admin: boolean; environment: string; project_id: string | null; expires_at: Date | null; monthly_quota: number | null; store_input_previews: boolean }>(
+    `select k.key_id, k.user_id, u.plan, u.is_admin, k.environment, k.project_id, k.expires_at, k.monthly_quota, u.store_input_previews
        from api_keys k join users u on u.id = k.user_id
       where k.key_hash = $1 and k.status = 'active' and k.revoked_at is null
         and (k.expires_at is null or k.expires_at > now())`,
@@ -81,6 +81,7 @@ export async function findActiveKeyByHash(db: Queryable, hash: string): Promise<
       projectId: row.project_id,
       via: 'api_key',
       monthlyQuota: row.monthly_quota,
+      storeInputPreviews: row.store_input_previews,
     },
     expiresAt: row.expires_at ? row.expires_at.getTime() : null,
   };

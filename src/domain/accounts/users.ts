@@ -10,6 +10,8 @@ export interface User {
   /** The identity provider's `sub`; null for users created with an API key only. */
   external_id?: string | null;
   billing_customer_id?: string | null;
+  /** Usage events keep a redacted input preview (the account's privacy setting). */
+  store_input_previews: boolean;
   created_at: Date;
 }
 

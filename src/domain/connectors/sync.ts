@@ -31,8 +31,8 @@ export interface SyncResult {
 
 /** The feed's owner as the Knowledge Hub sees a caller (scheduled syncs run without a request). */
 async function ownerPrincipal(services: Services, feed: FeedRow): Promise<Principal> {
-  const [user] = await services.db.query<{ plan: Plan; is_admin: boolean }>('select plan, is_admin from users where id = $1', [feed.owner_id]);
-  return { userId: feed.owner_id, plan: user?.plan ?? 'free', isAdmin: user?.is_admin ?? false, keyId: feed.created_by_key_id, environment: null, projectId: feed.project_id, via: 'api_key' };
+  const [user] = await services.db.query<{ plan: Plan; is_admin: boolean; store_input_previews: boolean }>('select plan, is_admin, store_input_previews from users where id = $1', [feed.owner_id]);
+  return { userId: feed.owner_id, plan: user?.plan ?? 'free', isAdmin: user?.is_admin ?? false, keyId: feed.created_by_key_id, environment: null, projectId: feed.project_id, via: 'api_key', storeInputPreviews: user?.store_input_previews ?? false };
 }
 
 function message(err: unknown): string {

@@ -236,15 +236,15 @@ export async function compareRuns(call: Call, s: Scope, aId: string, bId: string
 /** The run's caller as of now: a revoked or expired key stops its runs. */
 export async function runPrincipal(db: Queryable, run: ExperimentRunRow, projectId: string | null): Promise<Principal | null> {
   if (run.key_id) {
-    const [row] = await db.query<{ plan: string; is_admin: boolean; environment: string; monthly_quota: number | null; project_id: string | null }>(
-      `select u.plan, u.is_admin, k.environment, k.monthly_quota from api_keys k join users u on u.id = k.user_id
+    const [row] = await db.query<{ plan: string; is_admin: boolean; store_input_previews: boolean; environment: string; monthly_quota: number | null; project_id: string | null }>(
+      `select u.plan, u.is_admin, u.store_input_previews, k.environment, k.monthly_quota from api_keys k join users u on u.id = k.user_id
         where k.key_id = $1 and u.id = $2 and k.status = 'active' and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
       [run.key_id, run.user_id],
     );
     if (!row || !isPlan(row.plan)) return null;
-    return { userId: run.user_id, plan: row.plan, isAdmin: row.is_admin, keyId: run.key_id, environment: row.environment, projectId, via: 'api_key', monthlyQuota: row.monthly_quota };
+    return { userId: run.user_id, plan: row.plan, isAdmin: row.is_admin, keyId: run.key_id, environment: row.environment, projectId, via: 'api_key', monthlyQuota: row.monthly_quota, storeInputPreviews: row.store_input_previews };
   }
-  const [u] = await db.query<{ plan: string; is_admin: boolean }>('select plan, is_admin from users where id = $1', [run.user_id]);
+  const [u] = await db.query<{ plan: string; is_admin: boolean; store_input_previews: boolean }>('select plan, is_admin, store_input_previews from users where id = $1', [run.user_id]);
   if (!u || !isPlan(u.plan)) return null;
-  return { userId: run.user_id, plan: u.plan, isAdmin: u.is_admin, keyId: null, environment: null, projectId, via: 'jwt' };
+  return { userId: run.user_id, plan: u.plan, isAdmin: u.is_admin, keyId: null, environment: null, projectId, via: 'jwt', storeInputPreviews: u.store_input_previews };
 }

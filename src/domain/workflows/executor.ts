@@ -235,13 +235,13 @@ export class RunExecutor extends LeasedRunner<RunRow> {
   /** The run's caller as of now: the key must still be active (a revoked key stops its runs). */
   private async principalOf(run: RunRow): Promise<Principal | null> {
     if (!run.key_id) return null;
-    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; environment: string; monthly_quota: number | null }>(
-      `select u.plan, u.is_admin, k.environment, k.monthly_quota from api_keys k join users u on u.id = k.user_id
+    const [row] = await this.services!.db.query<{ plan: string; is_admin: boolean; store_input_previews: boolean; environment: string; monthly_quota: number | null }>(
+      `select u.plan, u.is_admin, u.store_input_previews, k.environment, k.monthly_quota from api_keys k join users u on u.id = k.user_id
         where k.key_id = $1 and u.id = $2 and k.status = 'active' and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`,
       [run.key_id, run.owner_id],
     );
     if (!row || !isPlan(row.plan)) return null;
-    return { userId: run.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: run.key_id, environment: row.environment, projectId: run.project_id, via: 'api_key', monthlyQuota: row.monthly_quota };
+    return { userId: run.owner_id, plan: row.plan, isAdmin: row.is_admin, keyId: run.key_id, environment: row.environment, projectId: run.project_id, via: 'api_key', monthlyQuota: row.monthly_quota, storeInputPreviews: row.store_input_previews };
   }
 
   private async runNode(node: GraphNode, ctx: RunContext): Promise<NodeResult> {
