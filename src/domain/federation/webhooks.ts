@@ -1,12 +1,14 @@
 // The user's webhooks and the events pushed to them. An event is written to the outbox in the same
 // transaction as the change it reports; the outbox sender delivers it (POST, JSON) signed with the
 // webhook's secret: X-GC-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// The secret is stored sealed (webhookSecrets.ts) and shown once, in the creation answer.
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
 import { invalid, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import { checkTarget, postJson } from './urls.js';
+import { openWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
 
 export const WEBHOOK_EVENTS = ['a2a.task.status'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -17,6 +19,7 @@ export interface WebhookRow {
   user_id: string;
   url: string;
   events: string[];
+  /** Sealed ("sealed:<key>:<box>"); the plain secret only in the row createWebhook returns. */
   secret: string;
   created_at: Date;
 }
@@ -26,11 +29,12 @@ export async function createWebhook(db: Queryable, principal: Principal, input: 
   const [{ n }] = (await db.query<{ n: number }>('select count(*)::int as n from user_webhooks where user_id = $1', [principal.userId])) as [{ n: number }];
   if (n >= MAX_WEBHOOKS_PER_USER) throw invalid(`At most ${MAX_WEBHOOKS_PER_USER} webhooks per user`);
   const secret = `whsec_${randomBytes(24).toString('hex')}`;
+  const id = randomUUID();
   const [row] = await db.query<WebhookRow>(
-    'insert into user_webhooks (user_id, url, events, secret) values ($1, $2, $3, $4) returning *',
-    [principal.userId, input.url, input.events?.length ? [...new Set(input.events)] : [...WEBHOOK_EVENTS], secret],
+    'insert into user_webhooks (id, user_id, url, events, secret) values ($1, $2, $3, $4, $5) returning *',
+    [id, principal.userId, input.url, input.events?.length ? [...new Set(input.events)] : [...WEBHOOK_EVENTS], await sealWebhookSecret(db, id, secret)],
   );
-  return row!;
+  return { ...row!, secret };
 }
 
 export async function listWebhooks(db: Queryable, principal: Principal): Promise<WebhookRow[]> {
@@ -93,7 +97,7 @@ export async function deliverWebhook(db: Queryable, payload: { webhook_id: strin
   const res = await postJson(db, hook.url, body, {
     'x-gc-event': payload.event.type,
     'x-gc-event-id': payload.event.id,
-    'x-gc-signature': signatureHeader(hook.secret, t, body),
+    'x-gc-signature': signatureHeader(await openWebhookSecret(db, hook.id, hook.secret), t, body),
   });
   if (res.status < 200 || res.status >= 300) throw new Error(`webhook answered ${res.status}`);
 }
