@@ -59,7 +59,8 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
     // Attached now (before any await) and paused: the body is read only once the caller checks out.
     const body = method === 'POST' ? new BodyReader(res, services.config.maxBodyBytes, bodies) : null;
     const started = performance.now();
-    handle()
+    // A graceful stop waits for these (the standalone GET stream never ends by itself: not counted).
+    (method === 'GET' ? handle() : sessions.track(handle()))
       .catch(async (err): Promise<number> => {
         const known = httpReplyOf(err);
         if (!known) services.log.error('mcp bridge failed', { requestId, error: err instanceof Error ? err.message : String(err) });
@@ -114,7 +115,8 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
       const sessionId = headers['mcp-session-id'];
       let entry: McpEntry | null;
       if (sessionId) {
-        entry = sessions.get(sessionId, principal);
+        // Any instance serves any session: one it does not hold is rebuilt from the shared record.
+        entry = await sessions.find(sessionId, principal, base);
         if (!entry) {
           writeReply(res, 404, { body: { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null } }, requestId, false);
           return 404;

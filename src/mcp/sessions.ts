@@ -113,15 +113,6 @@ export class SessionStore {
     return entry;
   }
 
-  /** This instance's memory only, unchecked against the record (kept while callers move to find()). */
-  get(id: string, principal: Principal): McpEntry | null {
-    const entry = this.sessions.get(id);
-    if (!entry || entry.owner !== ownerOf(principal)) return null;
-    entry.lastSeen = Date.now();
-    entry.caller.principal = principal;
-    return entry;
-  }
-
   async open(principal: Principal, baseUrl: string, toolsets?: Toolsets): Promise<McpEntry> {
     this.makeRoom();
     const state = newSessionState(null, toolsets);
