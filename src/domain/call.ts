@@ -173,6 +173,6 @@ export function statusOf(err: unknown): CallStatus {
   const e = asDomainError(err);
   if (!e) return 'server_error';
   if (e.kind === 'timeout') return 'timeout';
-  if (e.kind === 'unavailable') return 'server_error';
+  if (e.kind === 'unavailable' || e.kind === 'bad_gateway') return 'server_error';
   return 'client_error';
 }

@@ -7,9 +7,34 @@ import { getEmbedder } from '../embed/index.js';
 import { bm25Idf, bm25Term } from '../shared/bm25.js';
 import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { countTokens } from '../shared/tokens.js';
-import { terms } from '../text/terms.js';
+import { stem } from '../shared/stem.js';
+import { STOPWORDS } from '../shared/stopwords.js';
 import { compileKnowledge, lintKnowledge, type CompileInput } from './knowledge.js';
 import { classify, pack, prepare, type PackMessage, type PackResult, type Prepared } from './afm.js';
+
+const WORD = /[\p{L}\p{N}_]+/gu;
+
+/**
+ * Memory search terms, the same for the index and the query: lower-case words without stop words,
+ * identifiers also split on camelCase and snake_case, each Porter-stemmed so "preference", "prefers"
+ * and "preferred" meet. (The shared terms() folds suffixes crudely first, which would leave
+ * "preferred" as "preferr": stemming starts from the word as written.)
+ */
+export function memoryTerms(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const raw = m[0];
+    const lower = raw.toLowerCase();
+    if (lower.length > 1 && !STOPWORDS.has(lower)) out.push(stem(lower));
+    if (raw.length > 3 && (/[a-z][A-Z]/.test(raw) || raw.includes('_'))) {
+      for (const part of raw.split(/_|(?<=[a-z])(?=[A-Z])/)) {
+        const p = part.toLowerCase();
+        if (p.length > 1 && p !== lower && !STOPWORDS.has(p)) out.push(stem(p));
+      }
+    }
+  }
+  return out;
+}
 
 export type MemorySearchMode = 'hybrid' | 'bm25' | 'dense';
 
@@ -67,7 +92,7 @@ function buildIndex(corpus: MemoryCorpus): ScopeIndex {
   const lengths = new Uint32Array(n);
   let total = 0;
   for (let d = 0; d < n; d++) {
-    const ts = terms(corpus.texts[d]!);
+    const ts = memoryTerms(corpus.texts[d]!);
     lengths[d] = ts.length;
     total += ts.length;
     const tf = new Map<string, number>();
@@ -150,7 +175,7 @@ export const memoryTasks = {
     let lexical: number[] = [];
     if (i.mode !== 'dense') {
       const scores = new Float64Array(n);
-      for (const t of new Set(terms(i.query))) {
+      for (const t of new Set(memoryTerms(i.query))) {
         const list = index.postings.get(t);
         if (!list) continue;
         const idf = bm25Idf(n, list.length);

@@ -9,7 +9,11 @@ import type { Queryable } from '../../store/db.js';
  */
 
 const SAVED = 'greatest(e.input_tokens - e.output_tokens, 0)';
-const COMPRESSING = `e.method <> 'mcp_advisory'`;
+// A compression is a call that compressed: advisory helpers and failed calls (client_error, server_error,
+// timeout) are not, as in the quota count (quota.ts; docs/decisions.md "What counts as a compression").
+const COMPRESSING = `e.method <> 'mcp_advisory' and e.status = 'success'`;
+// Savings of a group as the totals compute them: tokens saved over tokens sent, not an average of per-call ratios.
+const SAVINGS_PERCENT = `coalesce(round((100.0 * sum(${SAVED}) / nullif(sum(e.input_tokens), 0))::numeric, 1), 0)::float8`;
 const SINCE_DAYS = `e.created_at >= now() - make_interval(days => $2::int)`;
 
 export async function monthlyUsage(db: Queryable, userId: string) {
@@ -57,7 +61,7 @@ export async function usageByModel(db: Queryable, userId: string, days: number) 
   return db.query<{ model: string; compressions: number; original_tokens: number; tokens_saved: number; avg_savings_percent: number }>(
     `select coalesce(e.model, 'unknown') as model, count(*)::int as compressions,
             sum(e.input_tokens)::int8 as original_tokens, sum(${SAVED})::int8 as tokens_saved,
-            round(avg(e.savings_percent)::numeric, 1)::float8 as avg_savings_percent
+            ${SAVINGS_PERCENT} as avg_savings_percent
        from usage_events e where e.user_id = $1 and ${SINCE_DAYS} and ${COMPRESSING}
       group by 1 order by compressions desc, model`,
     [userId, days],
@@ -69,7 +73,7 @@ export async function usageByFidelity(db: Queryable, userId: string, days: numbe
   return db.query<{ fidelity: string; compressions: number; original_tokens: number; tokens_saved: number; avg_savings_percent: number }>(
     `select coalesce(e.fidelity, 'none') as fidelity, count(*)::int as compressions,
             sum(e.input_tokens)::int8 as original_tokens, sum(${SAVED})::int8 as tokens_saved,
-            round(avg(e.savings_percent)::numeric, 1)::float8 as avg_savings_percent
+            ${SAVINGS_PERCENT} as avg_savings_percent
        from usage_events e where e.user_id = $1 and ${SINCE_DAYS} and ${COMPRESSING}
       group by 1 order by compressions desc, fidelity`,
     [userId, days],

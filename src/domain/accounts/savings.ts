@@ -184,7 +184,7 @@ async function usageBySurface(db: Queryable, userId: string, days: number) {
   return db.query<{ method: string; calls: number; original_tokens: number; tokens_saved: number }>(
     `select method, count(*)::int as calls, coalesce(sum(input_tokens), 0)::int8 as original_tokens,
             coalesce(sum(greatest(input_tokens - output_tokens, 0)), 0)::int8 as tokens_saved
-       from usage_events where user_id = $1 and method <> 'mcp_advisory' and created_at >= now() - make_interval(days => $2::int)
+       from usage_events where user_id = $1 and method <> 'mcp_advisory' and status = 'success' and created_at >= now() - make_interval(days => $2::int)
       group by 1 order by calls desc, method`,
     [userId, days],
   );

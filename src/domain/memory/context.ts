@@ -103,6 +103,38 @@ export async function contextBlock(call: Call, s: Scope, input: ContextBlockInpu
   };
 }
 
+/** The most statements stored without a key listed (preferences and facts together), newest first. */
+const UNKEYED_LIMIT = 200;
+
+/**
+ * Preference and fact memories stored without a key (no memory_facts row), in the shape of a current
+ * fact (fact_id and key null, value the content), newest first.
+ */
+async function unkeyedStatements(call: Call, s: Scope) {
+  const rows = await call.services.db.query<{ id: string; kind: string; title: string; content: string; created_at: Date | string }>(
+    `select m.id, m.kind, m.title, m.content, m.created_at from memories m
+      where m.user_id = $1 and m.scope = $2 and m.kind in ('preference', 'fact')
+        and not exists (select 1 from memory_facts f where f.memory_id = m.id)
+      order by m.created_at desc, m.id desc limit $3`,
+    [s.userId, s.scope, UNKEYED_LIMIT],
+  );
+  return rows.map((m) => ({
+    fact_id: null,
+    key: null,
+    title: m.title,
+    value: m.content,
+    kind: m.kind,
+    memory_id: m.id,
+    valid_from: iso(m.created_at),
+    valid_to: null,
+    recorded_at: iso(m.created_at),
+    invalidated_at: null,
+    invalidation_reason: null,
+    superseded_by: null,
+    current: true,
+  }));
+}
+
 export async function userProfile(call: Call, s: Scope) {
   const db = call.services.db;
   const facts = await currentFacts(db, s);
@@ -115,11 +147,13 @@ export async function userProfile(call: Call, s: Scope) {
      where m.user_id = $1 and m.scope = $2 group by t.tag order by n desc, t.tag limit 10`,
     [s.userId, s.scope],
   );
+  const unkeyed = await unkeyedStatements(call, s);
   return {
     user_id: s.userId,
     project_id: s.scope || null,
-    preferences: facts.filter((f) => f.kind === 'preference').map(factResponse),
-    facts: facts.filter((f) => f.kind === 'fact').map(factResponse),
+    // Keyed statements are their current bi-temporal fact; a preference or fact stored without a key is itself current.
+    preferences: [...facts.filter((f) => f.kind === 'preference').map(factResponse), ...unkeyed.filter((m) => m.kind === 'preference')],
+    facts: [...facts.filter((f) => f.kind === 'fact').map(factResponse), ...unkeyed.filter((m) => m.kind === 'fact')],
     memory_count: stats?.memory_count ?? 0,
     session_count: stats?.session_count ?? 0,
     top_tags: tags.map((t) => ({ tag: t.tag, count: t.n })),
@@ -138,8 +172,9 @@ export async function summarizeMemory(call: Call, s: Scope, recentLimit: number)
   const byKind = Object.fromEntries(['note', 'preference', 'fact', 'event'].map((k) => [k, kinds.find((r) => r.kind === k)?.n ?? 0]));
   const parts: string[] = [];
   parts.push(`${profile.memory_count} memories across ${profile.session_count} sessions (${Object.entries(byKind).filter(([, n]) => n).map(([k, n]) => `${n} ${k}`).join(', ') || 'none'}).`);
-  if (profile.preferences.length) parts.push(`Preferences: ${profile.preferences.map((p) => `${p.key} = ${oneLine(p.value, 200)}`).join('; ')}.`);
-  if (profile.facts.length) parts.push(`Facts: ${profile.facts.map((p) => `${p.key} = ${oneLine(p.value, 200)}`).join('; ')}.`);
+  const statement = (p: { key: string | null; value: string }) => (p.key === null ? oneLine(p.value, 200) : `${p.key} = ${oneLine(p.value, 200)}`);
+  if (profile.preferences.length) parts.push(`Preferences: ${profile.preferences.map(statement).join('; ')}.`);
+  if (profile.facts.length) parts.push(`Facts: ${profile.facts.map(statement).join('; ')}.`);
   if (profile.top_tags.length) parts.push(`Topics: ${profile.top_tags.map((t) => t.tag).join(', ')}.`);
   if (recent.length) parts.push(`Recent: ${recent.map((m) => m.title).join('; ')}.`);
   const summary = parts.join('\n');

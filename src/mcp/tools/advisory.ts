@@ -84,7 +84,8 @@ export const advisoryTools = [
           context_window: window,
           usage_percent_after: Math.round(afterShare * 1000) / 10,
           recommended_fidelity: verdict === 'send_as_is' ? 'raw' : rule.fidelity,
-          reason: rule.reason,
+          // The reason explains the fidelity recommended: raw for a small input, the size rule's otherwise.
+          reason: verdict === 'send_as_is' ? sendAsIsReason(incoming, afterShare) : rule.reason,
         },
       };
     },
@@ -179,3 +180,11 @@ export const advisoryTools = [
     },
   }),
 ];
+
+/** Why a small input is best sent raw (gc_pre_flight's send_as_is verdict). */
+function sendAsIsReason(incoming: number, afterShare: number): string {
+  const after = Math.round(afterShare * 1000) / 10;
+  return incoming === 0
+    ? 'Nothing to send: no compression needed (raw)'
+    : `${incoming} tokens is under 300 and leaves the context ${after}% full: compressing would save little, send it raw`;
+}

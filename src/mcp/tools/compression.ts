@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
-import { META_FORMAT } from '../../../workers/tools/metaTokens.js';
+import { ESCAPE, META_FORMAT } from '../../../workers/tools/metaTokens.js';
 import { compressRepository } from '../../domain/compression/code.js';
 import { DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
 import { getPreservedOriginal, pagePreservedOriginals, preservedStats, PRESERVE_ABOVE_SAVINGS } from '../../domain/compression/originals.js';
@@ -107,6 +107,9 @@ export const compressionTools = [
         text: z.string().max(MAX_META_CHARS).optional().describe('Text to compress'),
         encoded: z.string().max(MAX_META_CHARS * 2).optional().describe('Encoded text to restore'),
         dictionary: z.record(z.string(), z.string()).optional().describe('Dictionary returned by compress'),
+        // compress returns format and escape beside encoded and dictionary: they may be passed back as they came.
+        format: z.literal(META_FORMAT).optional().describe(`Format returned by compress (only ${META_FORMAT})`),
+        escape: z.literal(ESCAPE).optional().describe('Escape character returned by compress (only U+E000)'),
         max_entries: z.number().int().min(1).max(2048).default(256),
       })
       .strict(),
