@@ -74,36 +74,55 @@ install -m 0755 "$node24" "$jail/usr/local/bin/node"
 rm -rf "$jail/tmp/gc-smoke-data"
 
 # --- the service on Node 24 + uWS in the root ---------------------------------------------------------
-echo "== the built service in the Debian 13 root: $(chroot "$jail" /usr/local/bin/node -v), HTTP_ENGINE=uws"
-chroot "$jail" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp NODE_ENV=production \
-  HOST=127.0.0.1 PORT=0 HTTP_ENGINE=uws DATA_DIR=/tmp/gc-smoke-data POOL_THREADS=1 \
-  /bin/sh -c 'cd /app && exec /usr/local/bin/node dist/src/main.js' >"$logdir/out" 2>"$logdir/err" &
-pid=$!
+echo "== native addons in the root (built on this host against glibc 2.36)"
+chroot "$jail" /bin/sh -c 'cd /app && exec /usr/local/bin/node scripts/ci/native-addons.mjs'
 
 show_logs() { echo "--- service stdout" >&2; tail -20 "$logdir/out" >&2; echo "--- service stderr" >&2; tail -20 "$logdir/err" >&2; }
 
-# Ready when it has logged 'listening' and printed the owner key (first start); fail as soon as it exits.
-key=""
-for _ in $(seq 1 600); do
-  if ! kill -0 "$pid" 2>/dev/null; then echo "debian13-smoke: the service exited before serving" >&2; show_logs; exit 1; fi
-  key="$(grep -oE 'gc_[0-9a-f]{32}' "$logdir/out" | head -1 || true)"
-  [[ -n "$key" ]] && grep -q '"msg":"listening"' "$logdir/err" && break
-  sleep 0.2
-done
-[[ -n "$key" ]] || { echo "debian13-smoke: not serving after 120 s" >&2; show_logs; exit 1; }
-listening="$(grep '"msg":"listening"' "$logdir/err" | head -1)"
-echo "   $listening"
-port="$(grep -oE '"port":[0-9]+' <<<"$listening" | cut -d: -f2)"
-grep -q '"http_engine":"uws","http_engine_package":"@btc-vision/uwebsockets.js@' <<<"$listening" ||
-  { echo "debian13-smoke: the start log does not name uws / @btc-vision/uwebsockets.js" >&2; show_logs; exit 1; }
+# Starts the built service in the root with HTTP_ENGINE=$1 and waits until it has logged 'listening' (and,
+# on the first start, printed the owner key into $key); fails as soon as it exits. Sets pid, port, listening.
+start_service() {
+  : >"$logdir/out"
+  : >"$logdir/err"
+  chroot "$jail" /usr/bin/env -i PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp NODE_ENV=production \
+    HOST=127.0.0.1 PORT=0 HTTP_ENGINE="$1" DATA_DIR=/tmp/gc-smoke-data POOL_THREADS=1 \
+    /bin/sh -c 'cd /app && exec /usr/local/bin/node dist/src/main.js' >"$logdir/out" 2>"$logdir/err" &
+  pid=$!
+  listening=""
+  for _ in $(seq 1 600); do
+    if ! kill -0 "$pid" 2>/dev/null; then echo "debian13-smoke: the service exited before serving (HTTP_ENGINE=$1)" >&2; show_logs; exit 1; fi
+    [[ -n "$key" ]] || key="$(grep -oE 'gc_[0-9a-f]{32}' "$logdir/out" | head -1 || true)"
+    listening="$(grep '"msg":"listening"' "$logdir/err" | head -1 || true)"
+    [[ -n "$key" && -n "$listening" ]] && break
+    sleep 0.2
+  done
+  [[ -n "$key" && -n "$listening" ]] || { echo "debian13-smoke: not serving after 120 s" >&2; show_logs; exit 1; }
+  echo "   $listening"
+  port="$(grep -oE '"port":[0-9]+' <<<"$listening" | cut -d: -f2)"
+  grep -q '"http_engine":"uws","http_engine_package":"@btc-vision/uwebsockets.js@' <<<"$listening" ||
+    { echo "debian13-smoke: the start log does not name uws / @btc-vision/uwebsockets.js (HTTP_ENGINE=$1)" >&2; show_logs; exit 1; }
+}
 
+# SIGTERM; the service must exit 0.
+stop_service() {
+  kill -0 "$pid" 2>/dev/null || { echo "debian13-smoke: the service exited before it was stopped" >&2; show_logs; exit 1; }
+  kill -TERM "$pid"
+  local code=0
+  wait "$pid" || code=$?
+  pid=""
+  [[ $code -eq 0 ]] || { echo "debian13-smoke: exit code $code on SIGTERM" >&2; show_logs; exit 1; }
+}
+
+key=""
+echo "== the built service in the Debian 13 root: $(chroot "$jail" /usr/local/bin/node -v), HTTP_ENGINE=uws"
+start_service uws
 echo "== REST, MCP and A2A from the host (scripts/ci/smoke.mjs on $(node -v))"
 node scripts/ci/smoke.mjs --url "http://127.0.0.1:$port" --key "$key" --engine uws || { show_logs; exit 1; }
+stop_service
 
-kill -0 "$pid" 2>/dev/null || { echo "debian13-smoke: the service exited during the smoke" >&2; show_logs; exit 1; }
-kill -TERM "$pid"
-code=0
-wait "$pid" || code=$?
-pid=""
-[[ $code -eq 0 ]] || { echo "debian13-smoke: exit code $code on SIGTERM" >&2; show_logs; exit 1; }
-echo "debian13-smoke: passed (Node 24 + uWS in Debian 13 served REST, MCP and A2A, then stopped with exit code 0)"
+# The default users get: auto must pick the same build here (a restart on the same data: no new key).
+echo "== restarted with HTTP_ENGINE=auto"
+start_service auto
+node scripts/ci/smoke.mjs --url "http://127.0.0.1:$port" --key "$key" --engine uws --only rest || { show_logs; exit 1; }
+stop_service
+echo "debian13-smoke: passed (Node 24 + uWS in Debian 13 served REST, MCP and A2A; auto chose uWS too; both stopped with exit code 0)"

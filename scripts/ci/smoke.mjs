@@ -1,7 +1,8 @@
 // A small client for a running service: REST, MCP (official SDK client) and A2A (official client), plus HEAD
 // and HTTP/1.0 over raw sockets, then /health/diagnostics must name the expected engine. Exits 1 on the
 // first failure. Used by scripts/ci/debian13-smoke.sh against the service in the Debian 13 root.
-//   node scripts/ci/smoke.mjs --url http://127.0.0.1:PORT --key gc_... [--engine uws|node]
+//   node scripts/ci/smoke.mjs --url http://127.0.0.1:PORT --key gc_... [--engine uws|node] [--only rest,mcp,a2a,head,http10]
+// (/health/diagnostics is always checked, last.)
 import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,9 +10,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { SendMessageRequest, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, JsonRpcTransportFactory, RestTransportFactory } from '@a2a-js/sdk/client';
 
-const { values: args } = parseArgs({ options: { url: { type: 'string' }, key: { type: 'string' }, engine: { type: 'string' } } });
+const { values: args } = parseArgs({ options: { url: { type: 'string' }, key: { type: 'string' }, engine: { type: 'string' }, only: { type: 'string' } } });
 if (!args.url || !args.key) {
-  console.error('usage: node scripts/ci/smoke.mjs --url http://127.0.0.1:PORT --key gc_... [--engine uws|node]');
+  console.error('usage: node scripts/ci/smoke.mjs --url http://127.0.0.1:PORT --key gc_... [--engine uws|node] [--only rest,mcp,a2a,head,http10]');
   process.exit(2);
 }
 const { url, key } = args;
@@ -82,12 +83,13 @@ async function diagnostics() {
   check(res.status === 200 && (!args.engine || http?.engine === args.engine), `/health/diagnostics names engine ${args.engine ?? http?.engine}`, JSON.stringify(http));
 }
 
+const checks = { rest, mcp, a2a, head, http10 };
+const chosen = args.only ? args.only.split(',') : Object.keys(checks);
 try {
-  await rest();
-  await mcp();
-  await a2a();
-  await head();
-  await http10();
+  for (const name of chosen) {
+    if (!checks[name]) throw new Error(`--only: no check named ${name} (${Object.keys(checks).join(', ')})`);
+    await checks[name]();
+  }
   await diagnostics();
 } catch (err) {
   console.error(`FAIL ${err instanceof Error ? err.message : String(err)}`);
