@@ -358,7 +358,8 @@ export class SessionStore {
   private makeRoom(): void {
     if (this.sessions.size < this.limits.maxSessions) return;
     const now = Date.now();
-    const idle = [...this.sessions].filter(([, e]) => now - e.lastSeen > EVICTABLE_AFTER_MS).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
+    const after = Math.min(EVICTABLE_AFTER_MS, this.limits.idleMs);
+    const idle = [...this.sessions].filter(([, e]) => now - e.lastSeen > after).sort((a, b) => a[1].lastSeen - b[1].lastSeen);
     for (const [id, entry] of idle.slice(0, this.sessions.size - this.limits.maxSessions + 1)) {
       this.sessions.delete(id);
       void this.flush(entry).finally(() => entry.server.close().catch(() => undefined));
