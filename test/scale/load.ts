@@ -5,8 +5,17 @@ import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamable
 import { connectMcp } from '../helpers/mcp.js';
 import { sampleDocument } from '../helpers/server.js';
 
-/** What docs/deployment.md lets a client see when an instance dies under it: retry the call. */
-export const RETRIABLE = new Set([502, 503, 504]);
+/**
+ * What docs/deployment.md lets a client see when an instance dies under it, each to be retried: 502,
+ * 503, 504, and 0 for a connection the balancer closed without an answer (HAProxy does that, instead of
+ * a 502, when the request went out on a reused server connection, as a server closing an idle keep-alive
+ * connection would).
+ */
+export const RETRIABLE = new Set([0, 502, 503, 504]);
+const CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'UND_ERR_CLOSED']);
+
+const causeOf = (err: unknown) => (err as { cause?: { code?: string; message?: string } }).cause;
+const closedWithoutAnswer = (err: unknown) => CLOSED.has(causeOf(err)?.code ?? '');
 
 export interface LoadClient {
   key: string;
@@ -49,6 +58,7 @@ const LOG = Array.from({ length: 40 }, (_, i) => (i % 7 === 0 ? `ERROR build ste
 
 function statusOf(err: unknown): number | null {
   if (err instanceof StreamableHTTPError) return err.code ?? null;
+  if (closedWithoutAnswer(err)) return 0;
   const m = /HTTP (\d{3})/.exec(String((err as Error)?.message ?? err));
   return m ? Number(m[1]) : null;
 }
@@ -69,8 +79,13 @@ export async function runClient(url: string, client: LoadClient, stop: () => boo
         headers: { authorization: `Bearer ${client.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ text, fidelity: 'balanced' }),
       }).catch((err: Error) => err);
+      if (res instanceof Error && closedWithoutAnswer(res)) {
+        client.retriable.push({ status: 0, what: 'REST' });
+        continue;
+      }
       if (res instanceof Error) {
-        client.failures.push(`REST: ${res.message}`);
+        const cause = (res as { cause?: { code?: string; message?: string } }).cause;
+        client.failures.push(`REST: ${res.message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
         break;
       }
       const body = await res.text();
@@ -97,7 +112,8 @@ export async function runClient(url: string, client: LoadClient, stop: () => boo
           client.retriable.push({ status, what: 'MCP' });
           continue;
         }
-        client.failures.push(`MCP: ${(err as Error).message}`);
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        client.failures.push(`MCP: ${(err as Error).message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`);
         break;
       }
     }
