@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import { signSvix } from '../../../src/providers/identityWebhook.js';
 import { signStripePayload } from '../../../src/providers/stripe.js';
-import type { ContractFile } from '../contract.js';
+import { t, type ContractFile } from '../contract.js';
 
 export default {
   area: 'Outside the spec',
@@ -74,6 +74,23 @@ export default {
         };
       },
       status: 200,
+    },
+    {
+      method: 'GET',
+      path: '/v1/account/settings',
+      spec: 'input preview: only the first line, truncated to 100 characters; full input text is never stored',
+      outsideSpec: 'The account setting that keeps or drops usage input previews (issue 45; docs/decisions.md "Account privacy settings").',
+      status: 200,
+      fields: { store_input_previews: t.boolean },
+    },
+    {
+      method: 'PATCH',
+      path: '/v1/account/settings',
+      spec: 'input preview: only the first line, truncated to 100 characters; full input text is never stored',
+      outsideSpec: 'Changes the account setting that keeps or drops usage input previews (issue 45; docs/decisions.md "Account privacy settings").',
+      request: { body: { store_input_previews: true } },
+      status: 200,
+      fields: { store_input_previews: t.boolean },
     },
   ],
 } satisfies ContractFile;
