@@ -1,12 +1,21 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../lib/root.js';
+import { withAdvisoryLock } from './advisoryLock.js';
 import type { Db } from './db.js';
 
 const MIGRATIONS_DIR = join(packageRoot(), 'src', 'store', 'migrations');
 
-/** Applies the plain-SQL files in src/store/migrations in name order, each once, each in a transaction. */
-export async function migrate(db: Db): Promise<string[]> {
+/**
+ * Applies the plain-SQL files in src/store/migrations in name order, each once, each in a transaction.
+ * Instances starting together on one PostgreSQL database take turns (an advisory lock): the first
+ * applies what is missing, the others then find it applied.
+ */
+export function migrate(db: Db): Promise<string[]> {
+  return withAdvisoryLock(db, 'gc:migrations', () => applyMigrations(db));
+}
+
+async function applyMigrations(db: Db): Promise<string[]> {
   await db.query(`create table if not exists schema_migrations (
     name text primary key, applied_at timestamptz not null default now())`);
   const done = new Set((await db.query<{ name: string }>('select name from schema_migrations')).map((r) => r.name));

@@ -6,26 +6,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawnUntil, stop } from '../../bench/lib/spawn.js';
-import { packageRoot } from '../../src/lib/root.js';
+import { stop } from '../../bench/lib/spawn.js';
 import { documentEventId } from '../../src/domain/batchQueue/worker.js';
 import { openStore } from '../../src/store/index.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
-import { queueDocument, waitForJob } from './helpers.js';
+import { getWith, killHard, queueDocument, startService, waitForJob } from './helpers.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
   for (const fn of cleanup.reverse()) await fn();
 });
 
-async function start(env: Record<string, string>, ready: RegExp) {
-  const proc = await spawnUntil(join(packageRoot(), 'dist/src/main.js'), env, ready);
-  cleanup.push(async () => {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) await stop(proc.child);
-  });
-  return { proc, url: `http://127.0.0.1:${/"port":(\d+)/.exec(proc.output())![1]}` };
-}
+const start = (env: Record<string, string>, ready: RegExp) => startService(env, ready, cleanup);
 
 const TOTAL = 60;
 
@@ -45,10 +38,7 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     const first = await start(env, /(gc_[0-9a-f]{32})/);
     console.log(`first start ${Date.now() - t0} ms`);
     const owner = /(gc_[0-9a-f]{32})/.exec(first.proc.output())![1]!; // the bootstrap owner: Enterprise
-    const get = (url: string) => async (path: string) => {
-      const res = await fetch(url + path, { headers: { authorization: `Bearer ${owner}` } });
-      return { status: res.status, json: (await res.json()) as any };
-    };
+    const get = (url: string) => getWith(url, owner);
 
     let client = await connectMcp(first.url, owner);
     const documents = Array.from({ length: TOTAL }, (_, i) => ({ id: `doc-${i}`, text: queueDocument(i), fidelity: i % 3 === 0 ? 'outline' : 'balanced' }));
@@ -61,9 +51,7 @@ describe(`queued batch jobs survive a killed process (${DB_KIND})`, () => {
     const before = await waitForJob(get(first.url), jobId, 60_000, (j) => j.progress.done >= 8);
     expect(before.status).toBe('running');
     expect(before.progress.done).toBeLessThan(TOTAL);
-    const exited = new Promise<void>((resolve) => first.proc.child.once('exit', () => resolve()));
-    first.proc.child.kill('SIGKILL');
-    await exited;
+    await killHard(first);
     // What was stored before the kill (read after it: a result written as the process died counts too).
     const stored = before.results.filter((r: any) => r.status === 'succeeded');
     expect(stored.length).toBeGreaterThanOrEqual(8);

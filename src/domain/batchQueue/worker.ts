@@ -17,10 +17,19 @@ import { USAGE_EVENT_COLUMNS, usageRowJson, type UsageEventInput } from '../acco
 import { Call, statusOf } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError } from '../errors.js';
-import { LeasedRunner } from '../platform/leasedRunner.js';
+import { LeasedRunner, leaseClaimSql } from '../platform/leasedRunner.js';
 import type { DocumentRow } from './jobs.js';
 
 type Claimed = DocumentRow & { owner_id: string; key_id: string | null };
+
+/** The documents taken (oldest job first), their jobs marked running, each document with its job's owner and key. */
+const CLAIM = `with c as (
+    ${leaseClaimSql({ table: 'batch_job_documents', key: ['job_id', 'ordinal'], ready: 'pending', order: 'created_at, job_id, ordinal', returning: 'job_id, ordinal, doc_id, text, fidelity, query, model, status, attempts' })}
+  ), started as (
+    update batch_jobs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
+     where id in (select job_id from c) and status = 'queued'
+  )
+  select c.*, j.owner_id, j.key_id from c join batch_jobs j on j.id = c.job_id order by c.job_id, c.ordinal`;
 
 export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private services: Services | null = null;
@@ -70,21 +79,7 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
 
   /** One statement: the documents taken, their jobs marked running, each document with its job's owner and key. */
   protected async claim(limit: number): Promise<Claimed[]> {
-    return this.services!.db.query<Claimed>(
-      `with c as (
-         update batch_job_documents d set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = d.attempts + 1
-          where (d.job_id, d.ordinal) in (
-                  select job_id, ordinal from batch_job_documents
-                   where status = 'pending' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
-                   order by created_at, job_id, ordinal limit $3 for update skip locked)
-          returning d.job_id, d.ordinal, d.doc_id, d.text, d.fidelity, d.query, d.model, d.status, d.attempts
-       ), started as (
-         update batch_jobs set status = 'running', started_at = coalesce(started_at, now()), updated_at = now()
-          where id in (select job_id from c) and status = 'queued'
-       )
-       select c.*, j.owner_id, j.key_id from c join batch_jobs j on j.id = c.job_id order by c.job_id, c.ordinal`,
-      [this.instanceId, this.settings.leaseMs, limit],
-    );
+    return this.services!.db.query<Claimed>(CLAIM, [this.instanceId, this.settings.leaseMs, limit]);
   }
 
   protected async execute(doc: Claimed, signal: AbortSignal): Promise<void> {

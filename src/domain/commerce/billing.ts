@@ -4,6 +4,7 @@ import { unavailable } from '../errors.js';
 import { ProviderRequestError, ProviderUnavailableError, type StripeSubscription } from '../../providers/stripe.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
+import { ifAdvisoryLockFree } from '../../store/advisoryLock.js';
 import { audit } from '../accounts/audit.js';
 import type { Commerce } from './commerce.js';
 import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
@@ -217,9 +218,15 @@ export async function meterUsage(services: Services, commerce: Commerce, princip
 
 /**
  * Pushes each paying customer's usage delta to the provider's meter. The identifier makes a
- * retried push idempotent at the provider; the reported total only advances after success.
+ * retried push idempotent at the provider; the reported total only advances after success. One
+ * instance at a time (an advisory lock; 0 when another instance's round is running): two rounds at
+ * once would both read the same reported total and push overlapping deltas.
  */
 export async function syncMeters(services: Pick<Services, 'db'>, commerce: Commerce): Promise<number> {
+  return (await ifAdvisoryLockFree(services.db, 'gc:meter-sync', () => syncMetersRound(services, commerce))) ?? 0;
+}
+
+async function syncMetersRound(services: Pick<Services, 'db'>, commerce: Commerce): Promise<number> {
   const period = currentPeriod();
   const users = await services.db.query<{ id: string; billing_customer_id: string }>(
     `select id, billing_customer_id from users where billing_customer_id is not null and plan in ('pro', 'team', 'enterprise')`,

@@ -129,12 +129,21 @@ export async function finishFeed(db: Queryable, feedId: string, outcome: { error
   return row!;
 }
 
-/** Feeds whose scheduled sync is due and that no sync holds. */
-export async function dueFeeds(db: Queryable, limit: number): Promise<string[]> {
-  const rows = await db.query<{ id: string }>(
-    `select id from connector_feeds where schedule_seconds is not null and next_sync_at <= now() and (status <> 'syncing' or lease_until < now())
-      order by next_sync_at limit $1`,
-    [limit],
+/**
+ * Takes one feed whose scheduled sync is due and that no sync holds, for this process: its next_sync_at
+ * moves `holdMs` ahead in the same statement (`for update skip locked`), so no other instance sees it due
+ * until this one's sync ends (finishFeed sets the real next time) or, if this process dies first, the
+ * hold lapses and another takes it. Reading due feeds and claiming them later would let two instances
+ * both read a feed as due, and the second sync it again right after the first finished.
+ */
+export async function claimDueFeed(db: Queryable, holdMs: number): Promise<string | null> {
+  const [row] = await db.query<{ id: string }>(
+    `update connector_feeds set next_sync_at = now() + make_interval(secs => $1::double precision / 1000), updated_at = now()
+      where id = (select id from connector_feeds
+                   where schedule_seconds is not null and next_sync_at <= now() and (status <> 'syncing' or lease_until < now())
+                   order by next_sync_at limit 1 for update skip locked)
+      returning id`,
+    [holdMs],
   );
-  return rows.map((r) => r.id);
+  return row?.id ?? null;
 }

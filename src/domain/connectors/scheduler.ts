@@ -1,10 +1,12 @@
 // Scheduled connector syncs: a loop (like the workflow run executor) that every CONNECTOR_POLL_MS
-// claims feeds whose next_sync_at has passed and syncs them one after another. The feed's lease
-// keeps two processes (or a manual sync) from syncing the same feed at once.
+// claims feeds whose next_sync_at has passed and syncs them one after another. Across instances each
+// due sync happens once: claimDueFeed takes a due feed for this process in one statement, and the
+// feed's lease keeps two processes (or a manual sync) from syncing the same feed at once.
 import type { Services } from '../../services.js';
-import { dueFeeds } from './feeds.js';
-import { syncFeed } from './sync.js';
+import { claimDueFeed } from './feeds.js';
+import { SYNC_LEASE_MS, syncFeed } from './sync.js';
 
+/** Feeds synced per poll at most, one after another. */
 const BATCH = 4;
 
 export interface ConnectorScheduler {
@@ -17,8 +19,9 @@ export function startConnectorScheduler(services: Services): ConnectorScheduler 
   let running: Promise<void> = Promise.resolve();
   const tick = async () => {
     try {
-      for (const id of await dueFeeds(services.db, BATCH)) {
-        if (stopped) return;
+      for (let n = 0; n < BATCH && !stopped; n++) {
+        const id = await claimDueFeed(services.db, SYNC_LEASE_MS);
+        if (!id) return;
         await syncFeed(services, id).catch((err) => {
           // The error is recorded on the feed (last_error); conflicts mean another sync has it.
           services.log.warn('scheduled connector sync failed', { feed_id: id, error: err instanceof Error ? err.message : String(err) });

@@ -1,8 +1,9 @@
 // The loop the database-leased background workers share (workflow runs, experiment runs, queued batch
 // documents): claim work whose lease this instance now holds, run up to `concurrency` items at once,
 // renew the leases of the items in flight on a heartbeat, poll for queued and abandoned work, and on
-// close abort what runs so the next process resumes it. Each worker keeps its own claim and store
-// statements; every write it makes stays conditioned on still holding the lease.
+// close abort what runs so the next process resumes it. Every worker claims with leaseClaimSql (one
+// statement, `for update skip locked`) and keeps its own store statements; every write it makes stays
+// conditioned on still holding the lease.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '../../lib/log.js';
@@ -17,6 +18,35 @@ export interface LeaseLoopSettings {
 export interface InFlight<T> {
   item: T;
   abort(reason: string): void;
+}
+
+/** What a leased worker's claim takes: rows of `table` keyed by `key`, waiting in status `ready`. */
+export interface LeaseClaim {
+  table: string;
+  /** The row's key columns: ['id'], ['job_id', 'ordinal']. */
+  key: readonly string[];
+  /** The status of rows waiting to be claimed ('queued', 'pending'). */
+  ready: string;
+  /** Which rows go first. */
+  order: string;
+  /** More assignments made by the claim ('started_at = coalesce(started_at, now())'). */
+  set?: string;
+  returning: string;
+}
+
+/**
+ * The one claim statement of every leased worker (parameters $1 owner, $2 lease in ms, $3 how many):
+ * rows waiting, or running with a lapsed lease (their process died), oldest first, each taken by one
+ * instance only (`for update skip locked`: rows another instance is claiming are passed over, not
+ * waited for), now running, leased to $1 and counting one attempt more.
+ */
+export function leaseClaimSql(c: LeaseClaim): string {
+  const key = c.key.length === 1 ? c.key[0]! : `(${c.key.join(', ')})`;
+  return `update ${c.table} set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'), attempts = attempts + 1${c.set ? `, ${c.set}` : ''}
+     where ${key} in (select ${c.key.join(', ')} from ${c.table}
+                         where status = '${c.ready}' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
+                         order by ${c.order} limit $3 for update skip locked)
+     returning ${c.returning}`;
 }
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));

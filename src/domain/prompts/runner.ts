@@ -12,7 +12,7 @@ import { runTask } from '../compute.js';
 import { detectIssues } from '../compression/detection.js';
 import { Call } from '../call.js';
 import { asDomainError } from '../errors.js';
-import { LeasedRunner, type InFlight } from '../platform/leasedRunner.js';
+import { LeasedRunner, leaseClaimSql, type InFlight } from '../platform/leasedRunner.js';
 import { complete, resolveProvider, type ResolvedProvider } from '../workflows/providers.js';
 import { nodeErrorText } from '../workflows/executor.js';
 import { casesOf, type DatasetRow } from './datasets.js';
@@ -20,6 +20,9 @@ import { providerProject, resultsOf, runPrincipal, type ExperimentRunRow } from 
 import { storedVariables, type VersionRow } from './templates.js';
 
 type AbortReason = 'lost' | 'shutdown';
+
+/** A queued run, or a running one whose lease lapsed, oldest first. */
+const CLAIM_RUN = leaseClaimSql({ table: 'experiment_runs', key: ['id'], ready: 'queued', order: 'created_at', set: 'started_at = coalesce(started_at, now()), updated_at = now()', returning: '*' });
 const runners = new WeakMap<Services, ExperimentRunner>();
 
 /** Starts the runner of an app's services; the returned function stops it (before the pool and the database close). */
@@ -56,15 +59,7 @@ export class ExperimentRunner extends LeasedRunner<ExperimentRunRow> {
   }
 
   protected async claim(): Promise<ExperimentRunRow[]> {
-    return this.services.db.query<ExperimentRunRow>(
-      `update experiment_runs set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'),
-         attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
-        where id = (select id from experiment_runs
-                     where status = 'queued' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
-                     order by created_at limit 1 for update skip locked)
-        returning *`,
-      [this.instanceId, this.settings.leaseMs],
-    );
+    return this.services.db.query<ExperimentRunRow>(CLAIM_RUN, [this.instanceId, this.settings.leaseMs, 1]);
   }
 
   /** Renews each run's lease; a run whose lease was lost is aborted. */

@@ -17,13 +17,16 @@ import { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError, invalid } from '../errors.js';
 import { parseJsonb } from '../knowledge/items.js';
-import { LeasedRunner, type InFlight } from '../platform/leasedRunner.js';
+import { LeasedRunner, leaseClaimSql, type InFlight } from '../platform/leasedRunner.js';
 import { queryKnowledge } from '../knowledge/query.js';
 import { fillDeep, fillTemplate, MAX_PROVIDER_CALLS, predecessors, usesNodeTemplates, validateGraph, type GraphNode, type NodeParams, type NodeTools } from './graph.js';
 import { complete, resolveProvider } from './providers.js';
 import { runNodes, type RunNodeRow, type RunRow } from './runs.js';
 
 type AbortReason = 'cancel' | 'lost' | 'shutdown';
+
+/** A queued run, or a running one whose lease lapsed, oldest first. */
+const CLAIM_RUN = leaseClaimSql({ table: 'workflow_runs', key: ['id'], ready: 'queued', order: 'created_at', set: 'started_at = coalesce(started_at, now()), updated_at = now()', returning: '*' });
 
 interface NodeResult {
   output: Record<string, unknown> & { text: string };
@@ -85,15 +88,7 @@ export class RunExecutor extends LeasedRunner<RunRow> {
   }
 
   protected async claim(): Promise<RunRow[]> {
-    return this.services!.db.query<RunRow>(
-      `update workflow_runs set status = 'running', lease_owner = $1, lease_expires_at = now() + ($2::int * interval '1 millisecond'),
-         attempts = attempts + 1, started_at = coalesce(started_at, now()), updated_at = now()
-        where id = (select id from workflow_runs
-                     where status = 'queued' or (status = 'running' and (lease_expires_at is null or lease_expires_at < now()))
-                     order by created_at limit 1 for update skip locked)
-        returning *`,
-      [this.instanceId, this.settings.leaseMs],
-    );
+    return this.services!.db.query<RunRow>(CLAIM_RUN, [this.instanceId, this.settings.leaseMs, 1]);
   }
 
   /** Renews each run's lease; a run whose lease was lost, or whose cancel was requested, is aborted. */

@@ -1,0 +1,111 @@
+// Background work that several instances on one PostgreSQL database all run must still happen once
+// (issue 46; docs/deployment.md "Background work across instances"). Each "instance" here is its own
+// connection pool on the same database, as separate processes are: the claims and locks under test are
+// the database's, so what holds for two pools holds for two processes (test/batchqueue/two-instances.test.ts
+// runs two real processes).
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claimDueFeed } from '../../src/domain/connectors/feeds.js';
+import { leaseClaimSql } from '../../src/domain/platform/leasedRunner.js';
+import { ifAdvisoryLockFree, withAdvisoryLock } from '../../src/store/advisoryLock.js';
+import type { Db } from '../../src/store/db.js';
+import { openStore } from '../../src/store/index.js';
+import { databaseUrl } from '../helpers/globalSetup.js';
+import { DB_KIND, freshDatabase } from '../helpers/server.js';
+
+const cleanup: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+/** `n` instances' stores on one fresh (migrated) database. */
+async function instances(n: number): Promise<Db[]> {
+  const database = await freshDatabase();
+  const dbs = await Promise.all(Array.from({ length: n }, () => openStore({ databaseUrl: database.databaseUrl, dataDir: 'memory://' })));
+  cleanup.push(async () => {
+    for (const db of dbs) await db.close();
+    await database.drop();
+  });
+  return dbs;
+}
+
+/** Resolves `opened` when `open()` is called: holds work inside a lock until the test says so. */
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+describe.skipIf(DB_KIND === 'pglite')('background work across instances on one PostgreSQL (PostgreSQL only: an embedded database belongs to one process)', () => {
+  it('instances starting together on an empty database apply each migration once', { timeout: 120_000 }, async () => {
+    const admin = process.env.DATABASE_URL!;
+    const name = `gc_test_${randomBytes(6).toString('hex')}`;
+    const sql = postgres(admin, { max: 1, onnotice: () => {} });
+    await sql.unsafe(`create database ${name}`);
+    cleanup.push(async () => {
+      await sql.unsafe(`drop database if exists ${name} with (force)`);
+      await sql.end();
+    });
+    const dbs = await Promise.all([0, 1, 2].map(() => openStore({ databaseUrl: databaseUrl(admin, name), dataDir: 'memory://' })));
+    try {
+      const rows = await dbs[0]!.query<{ name: string; n: number }>('select name, count(*)::int as n from schema_migrations group by name');
+      expect(rows.length).toBeGreaterThan(10);
+      expect(rows.filter((r) => r.n !== 1)).toEqual([]);
+    } finally {
+      for (const db of dbs) await db.close();
+    }
+  });
+
+  it('a due connector feed is claimed by one instance only, once per due time', async () => {
+    const [a, b, c] = await instances(3);
+    const [user] = await a!.query<{ id: string }>(`insert into users (email, plan) values ('feeds@example.com', 'team') returning id`);
+    const [project] = await a!.query<{ id: string }>(`insert into projects (owner_id, name) values ($1, 'feeds') returning id`, [user!.id]);
+    const feeds = await a!.query<{ id: string }>(
+      `insert into connector_feeds (project_id, owner_id, type, name, source, max_items, schedule_seconds, next_sync_at)
+       select $1, $2, 'rss', 'feed ' || i, 'https://example.com/' || i, 10, 60, now() - interval '1 second' from generate_series(1, 5) i returning id`,
+      [project!.id, user!.id],
+    );
+    // Every instance polls at once, several times: each due feed goes to exactly one of them.
+    const polls = [a, b, c].flatMap((db) => Array.from({ length: 4 }, () => claimDueFeed(db!, 60_000)));
+    const claimed = (await Promise.all(polls)).filter((id): id is string => id !== null);
+    expect(claimed.sort()).toEqual(feeds.map((f) => f.id).sort());
+    // Claimed means no longer due for anyone until its sync ends (or the hold lapses: the claimer died).
+    expect(await claimDueFeed(b!, 60_000)).toBeNull();
+  });
+
+  it('leased work: concurrent claims from several instances never take the same row twice', async () => {
+    const [a, b] = await instances(2);
+    const [user] = await a!.query<{ id: string }>(`insert into users (email, plan) values ('queue@example.com', 'team') returning id`);
+    const [job] = await a!.query<{ id: string }>(`insert into batch_jobs (owner_id, total) values ($1, 200) returning id`, [user!.id]);
+    await a!.query(`insert into batch_job_documents (job_id, ordinal, text, fidelity) select $1, i, 'text ' || i, 'balanced' from generate_series(0, 199) i`, [job!.id]);
+    const claim = leaseClaimSql({ table: 'batch_job_documents', key: ['job_id', 'ordinal'], ready: 'pending', order: 'created_at, job_id, ordinal', returning: 'ordinal' });
+    const taken = await Promise.all([a, b].flatMap((db, i) => Array.from({ length: 10 }, (_, k) => db!.query<{ ordinal: number }>(claim, [`instance-${i}-${k}`, 60_000, 7]))));
+    const ordinals = taken.flat().map((r) => r.ordinal);
+    expect(ordinals.length).toBeGreaterThan(0);
+    expect(new Set(ordinals).size).toBe(ordinals.length); // no document twice
+    const [counted] = await a!.query<{ running: number; twice: number }>(
+      `select count(*) filter (where status = 'running')::int as running, count(*) filter (where attempts > 1)::int as twice from batch_job_documents`,
+    );
+    expect(counted).toEqual({ running: ordinals.length, twice: 0 });
+  });
+
+  it('a once-at-a-time round (meter sync) runs on one instance while another holds its lock, and the next round runs after', async () => {
+    const [a, b] = await instances(2);
+    const holding = gate();
+    const release = gate();
+    const first = ifAdvisoryLockFree(a!, 'gc:meter-sync', async () => {
+      holding.open();
+      await release.opened;
+      return 'a';
+    });
+    await holding.opened;
+    expect(await ifAdvisoryLockFree(b!, 'gc:meter-sync', async () => 'b')).toBeNull();
+    // A waiting holder (as migrations take it) queues behind the round instead.
+    const queued = withAdvisoryLock(b!, 'gc:meter-sync', async () => 'b waited');
+    release.open();
+    expect(await first).toBe('a');
+    expect(await queued).toBe('b waited');
+    expect(await ifAdvisoryLockFree(b!, 'gc:meter-sync', async () => 'b')).toBe('b');
+  });
+});
