@@ -18,7 +18,7 @@ const log = createLogger(false);
 beforeAll(async () => {
   server = await startTestServer();
   const [owner] = await server.app.services.db.query<{ id: string }>('select id from users order by created_at limit 1');
-  principal = { userId: owner!.id, plan: 'enterprise', isAdmin: true, keyId: null, environment: 'production', projectId: null, via: 'api_key' };
+  principal = { userId: owner!.id, plan: 'enterprise', isAdmin: true, keyId: null, environment: 'production', projectId: null, via: 'api_key', storeInputPreviews: true };
 });
 afterAll(async () => {
   await server.close();
