@@ -12,6 +12,11 @@ import { IndexClient } from './indexClient.js';
 export const INGEST_CONCURRENCY = 2;
 /** Snapshots of changed indexes are written this often (and on close). */
 export const SNAPSHOT_INTERVAL_MS = 30_000;
+/**
+ * Ingests untouched this long are taken as abandoned (the instance running them died) and queued here
+ * too; looked for at this interval. Two instances preparing one item commit it once (commit's check).
+ */
+export const ABANDONED_INGEST_MS = 120_000;
 const SYNC_BATCH = 2000;
 const BUSY_RETRIES = 20;
 
@@ -63,6 +68,7 @@ export class KnowledgeHub {
   private readonly active = new Set<Promise<void>>();
   private idleWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | null = null;
+  private resumer: NodeJS.Timeout | null = null;
   /** True until start() and again from close() on: no ingest is queued, running ones stop early. */
   private closed = true;
   private closing: Promise<void> | null = null;
@@ -92,6 +98,11 @@ export class KnowledgeHub {
     this.closed = false;
     this.synced.clear();
     this.startSnapshots();
+    // Another instance's crash leaves its ingests pending or indexing: resumed here without a restart.
+    this.resumer = setInterval(() => {
+      this.resumePending(ABANDONED_INGEST_MS).catch((err) => this.deps.log.warn('kb ingest resumption failed', { error: String(err) }));
+    }, ABANDONED_INGEST_MS / 2);
+    this.resumer.unref();
     this.ready = (async () => {
       await this.preload();
       await this.resumePending();
@@ -331,7 +342,7 @@ export class KnowledgeHub {
       const outcome = await this.deps.db.transaction(async (tx) => {
         const [row] = await tx.query<{ id: string }>(
           `update kb_items set status = 'FAILED', chunk_count = 0, error = $3, updated_at = now()
-            where id = $1 and current_version_id = $2 and deleted_at is null returning id`,
+            where id = $1 and current_version_id = $2 and deleted_at is null and status <> 'ready' returning id`,
           [job.itemId, job.versionId, message.slice(0, 500)],
         );
         if (!row) return null;
@@ -344,11 +355,16 @@ export class KnowledgeHub {
     });
   }
 
-  /** Items left pending/indexing by a previous process (or another instance's crash) are queued again. */
-  async resumePending(): Promise<number> {
+  /**
+   * Items left pending/indexing by a previous process (or another instance's crash) are queued again:
+   * all of them at start, and those untouched for `untouchedMs` periodically (ABANDONED_INGEST_MS).
+   */
+  async resumePending(untouchedMs = 0): Promise<number> {
     const rows = await this.db.query<{ id: string; current_version_id: string }>(
       `select id, current_version_id from kb_items where deleted_at is null and status in ('pending', 'indexing') and current_version_id is not null
+          and updated_at <= now() - ($1::int * interval '1 millisecond')
         order by updated_at`,
+      [untouchedMs],
     );
     for (const r of rows) this.enqueue({ itemId: r.id, versionId: r.current_version_id });
     return rows.length;
@@ -375,7 +391,8 @@ export class KnowledgeHub {
     await this.ready;
     this.closed = true;
     if (this.timer) clearInterval(this.timer);
-    this.timer = null;
+    if (this.resumer) clearInterval(this.resumer);
+    this.timer = this.resumer = null;
     this.queue.length = 0;
     this.queued.clear();
     await Promise.allSettled([...this.active]);

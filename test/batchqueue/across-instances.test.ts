@@ -5,14 +5,16 @@
 // runs two real processes).
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimDueFeed } from '../../src/domain/connectors/feeds.js';
 import { leaseClaimSql } from '../../src/domain/platform/leasedRunner.js';
+import { ABANDONED_INGEST_MS } from '../../src/kb/hub.js';
 import { ifAdvisoryLockFree, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import type { Db } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';
 import { databaseUrl } from '../helpers/globalSetup.js';
-import { DB_KIND, freshDatabase } from '../helpers/server.js';
+import { DB_KIND, freshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
+import { DOCS, makeTenant, settle } from '../kb/helpers.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -107,5 +109,46 @@ describe.skipIf(DB_KIND === 'pglite')('background work across instances on one P
     expect(await first).toBe('a');
     expect(await queued).toBe('b waited');
     expect(await ifAdvisoryLockFree(b!, 'gc:meter-sync', async () => 'b')).toBe('b');
+  });
+});
+
+describe(`Knowledge Hub ingestion abandoned by a dead instance (${DB_KIND})`, () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('a live instance resumes an ingest another instance claimed and never committed, and leaves a fresh one to its runner', { timeout: 60_000 }, async () => {
+    const hub = server.app.services.knowledge;
+    await hub.ready;
+    const t = await makeTenant(server);
+    const kb = `/v1/projects/${t.projectId}/knowledge`;
+    const created = await server.request('POST', `${kb}/items`, { body: { name: 'pg', text: DOCS.postgres }, key: t.keyA });
+    expect(created.status).toBe(201);
+    const other = await server.request('POST', `${kb}/items`, { body: { name: 'rockets', text: DOCS.rockets }, key: t.keyA });
+    await settle(server);
+    // What a dead instance leaves: a new version claimed ('indexing') three minutes ago, never committed;
+    // and what a live one is doing: an item claimed just now.
+    const db = server.app.services.db;
+    const [version] = await db.query<{ id: string }>(
+      `insert into kb_versions (item_id, number, content, content_hash) values ($1, 2, $2, 'abandoned') returning id`,
+      [created.json.item_id, DOCS.rockets],
+    );
+    await db.query(`update kb_items set current_version_id = $2, status = 'indexing', updated_at = now() - interval '3 minutes' where id = $1`, [created.json.item_id, version!.id]);
+    await db.query(`update kb_items set status = 'indexing', updated_at = now() where id = $1`, [other.json.item_id]);
+
+    expect(await hub.resumePending(ABANDONED_INGEST_MS)).toBe(1);
+    await settle(server);
+    const rows = await db.query<{ id: string; status: string; chunk_count: number }>('select id, status, chunk_count from kb_items where id = any($1::uuid[]) order by name', [
+      [created.json.item_id, other.json.item_id],
+    ]);
+    expect(rows.find((r) => r.id === created.json.item_id)).toMatchObject({ status: 'ready' });
+    expect(rows.find((r) => r.id === created.json.item_id)!.chunk_count).toBeGreaterThan(0);
+    expect(rows.find((r) => r.id === other.json.item_id)).toMatchObject({ status: 'indexing' }); // not taken from its live runner
+    const [chunks] = await db.query<{ n: number }>('select count(*)::int as n from kb_chunks where item_id = $1 and version_id = $2', [created.json.item_id, version!.id]);
+    expect(chunks!.n).toBeGreaterThan(0);
   });
 });
