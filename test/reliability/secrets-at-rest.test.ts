@@ -18,6 +18,7 @@ import { spawnUntil, stop } from '../../bench/lib/spawn.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { openStore } from '../../src/store/index.js';
 import { startReceiver } from '../federation/helpers.js';
+import { waitForJob } from '../batchqueue/helpers.js';
 import { call, connectMcp, ok } from '../helpers/mcp.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
 
@@ -43,6 +44,8 @@ const CONTENT = new Map<string, 'as sent' | 'derived'>([
   ['prompt_datasets.cases', 'as sent'], // create_dataset
   ['preserved_originals.content', 'as sent'], // originals of compressions that removed > 80%: get_original_output returns them
   ['marker_texts.content', 'as sent'], // what an elision marker hides: expand_markers and /v1/expand return it
+  ['batch_job_documents.text', 'as sent'], // batch_compress_queue: each document until its job is read, and its result
+  ['batch_job_documents.result', 'derived'],
 ]);
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -160,6 +163,10 @@ describe(`secrets at rest (${DB_KIND})`, () => {
       expect((await call(mcp, 'gc_skill_author', { name: 'at-rest', tagline: 'Secrets at rest', category: 'devops', body: text('skill') })).data.error).toBe('scan_critical');
       await ok(mcp, 'create_dataset', { name: 'at-rest', cases: [{ variables: { topic: text('dataset') }, expected: 'ok' }] });
       await ok(mcp, 'compress_tool_output', { output: text('tool output') });
+      // Telemetry takes a prompt to hash its prefix: the prompt itself must not be kept.
+      await ok(mcp, 'capture_cache_telemetry', { model: 'gpt-4o', input_tokens: 1200, cached_tokens: 1000, prompt: text('telemetry') });
+      const queued = await ok(mcp, 'batch_compress_queue', { documents: [{ id: 'q', text: text('queued') }] });
+      await waitForJob((path) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${owner}` } }).then(async (r) => ({ status: r.status, json: await r.json() })), queued.job_id);
       service.minted = (await ok(mcp, 'gc_mint_api_key', { name: 'minted' })).key;
       await ok(bound, 'gc_kb_ingest', { name: 'kb-mcp', content: text('kb mcp') });
       await ok(bound, 'gc_workflow_create', { name: 'at-rest', description: text('workflow'), graph: { nodes: [{ id: 'answer', type: 'llm', params: { prompt: text('workflow prompt') } }], edges: [] } });
