@@ -76,7 +76,7 @@ async function main() {
   const files = corpusFiles();
   const chosen = at >= 0 ? sampleOf(files, Number(args[at + 1])) : files;
   const withQuery = args.includes('--query');
-  let roundTripBad = 0, nestBad = 0, budgetBad = 0, checked = 0, reasons = 0;
+  let longerBelow = 0, roundTripBad = 0, nestBad = 0, budgetBad = 0, checked = 0, reasons = 0;
   const examples: string[] = [];
   const t0 = Date.now();
   for (const f of chosen) {
@@ -90,6 +90,10 @@ async function main() {
       if (expanded(text, result) !== text) {
         roundTripBad++;
         if (examples.length < 12) examples.push(`roundtrip ${lvl} ${f}`);
+      }
+      if (k > 0 && runs[LEVELS[k - 1]!]!.result.compressed_tokens > result.compressed_tokens) {
+        longerBelow++;
+        if (examples.length < 12) examples.push(`longer ${LEVELS[k - 1]}>${lvl} ${f}`);
       }
       if (k > 0 && crossings(runs[LEVELS[k - 1]!]!.kept, runs[lvl]!.kept) > 0) {
         nestBad++;
@@ -107,7 +111,7 @@ async function main() {
     }
   }
   console.log(`${checked} files${withQuery ? ' (with a query)' : ''}, ${((Date.now() - t0) / 1000).toFixed(0)} s`);
-  console.log(`round trip not exact: ${roundTripBad}; levels crossing: ${nestBad}; over budget without a reason: ${budgetBad}; over budget with a reason: ${reasons}`);
+  console.log(`round trip not exact: ${roundTripBad}; levels crossing: ${nestBad}; over budget without a reason: ${budgetBad}; over budget with a reason: ${reasons}; a level longer than the level above: ${longerBelow}`);
   for (const e of examples) console.log('  ' + e);
 }
 

@@ -18,6 +18,7 @@ import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
 import { unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
+import { setupPieces } from './setup.js';
 import { hiddenRuns, markerFor, renderSkeleton, renderWithIds, type HiddenRun, type Skeleton } from './render.js';
 import { REF_PLACEHOLDER, markerRef, textHashOf, type MarkerLayout } from './markers.js';
 import type { Unescaped } from '../shared/ansi.js';
@@ -76,7 +77,18 @@ export interface CompressTextResult extends TokenStats {
   units_kept: number;
   /** With markerIds, when the output has markers: what expands them. */
   markers?: MarkerLayout;
+  /** The level's token budget (budgetFor, or the firm budget asked for); absent for raw. */
+  budget_tokens?: number;
+  /** Why the output passes budget_tokens, when it does (docs/text-engine.md, "Levels nest"). */
+  over_budget?: OverBudget;
 }
+
+/**
+ * Why an output may pass its level's budget: `short_input`, the kept text must outweigh its markers
+ * and the budget holds too little of it; `lower_level`, the level below kept more than this budget
+ * (levels nest); `not_shorter`, no skeleton within the budget is shorter than the input, so the input is returned.
+ */
+export type OverBudget = 'short_input' | 'lower_level' | 'not_shorter';
 export interface RecommendInput {
   text: string;
   model?: string | null;
@@ -117,6 +129,8 @@ const RECENCY_SHARE = 0.6;
  */
 const ALERT_BONUS = 2;
 const MAX_FIX_ROUNDS = 8;
+/** Most of a balanced or detailed budget the document's title, lead and setup examples may take (setup.ts). */
+const SETUP_SHARE = 0.35;
 const AIM_ROUNDS = 4;
 
 const markerCostCache = new Map<string, number>();
@@ -287,41 +301,75 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
   for (let i = 0; i < n; i++) total += cost[i]!;
   const trace = (priority: Float64Array, kept: Uint8Array, allKept: CompressTrace['all_kept']) =>
     options.onTrace?.({ text: a.text, blocks: a.blocks, units: a.units, tokens: a.tokens, section: a.section, deps: a.deps, plain: a.plain, parts: a.parts, priority, kept, budget, original, all_kept: allKept, tree: a.tree ?? null });
+  /** The result with its budget, and why it passes it when it does. */
+  const finish = (r: CompressTextResult, why?: OverBudget): CompressTextResult =>
+    r.compressed_tokens > budget ? { ...r, budget_tokens: budget, over_budget: why ?? 'not_shorter' } : { ...r, budget_tokens: budget };
   if (total <= budget || n === 0) {
     trace(a.plain, new Uint8Array(n).fill(1), 'fits_budget');
-    return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+    return finish(result(text, original, original, input.fidelity, mode, tokenizer, n, n));
   }
 
-  let priority = a.plain;
+  let base = a.plain;
   if (query) {
     const queryTerms = [...new Set(terms(query))].map((t) => a.vocab.lookup(t)).filter((t): t is number => t !== undefined);
-    priority = await queryPriority({
+    base = await queryPriority({
       unitTerms: a.unitTerms, section: a.section, block: a.units.map((u) => u.block), isHeading: a.units.map((u) => u.kind === 'heading'), queryTerms, plain: a.plain, query,
       unitText: (i) => text.slice(a.units[i]!.start, a.units[i]!.end), embed: options.embed,
     });
   }
   // Plain mode only: in query mode the fused rank already decides, and short generic units must not outrank the match.
-  if (!query) {
-    priority = lengthAdjusted(priority, a.tokens);
-    const lead = leadUnit(text, a.blocks, a.units);
-    if (lead >= 0 && cost[lead]! <= budget * LEAD_SHARE) priority[lead] = priority[lead]! + LEAD_BONUS;
-    const releases = releaseRanks(text, a.blocks, a.units);
-    if (releases) recencyBonus(priority, releases, cost, budget);
-    if (a.tree && a.tree.format !== 'yaml') alertBonus(priority, text, a.units);
-  }
+  if (!query) base = lengthAdjusted(base, a.tokens);
+  const lead = query ? -1 : leadUnit(text, a.blocks, a.units);
+  const releases = query ? null : releaseRanks(text, a.blocks, a.units);
+  const priorities = new Map<number, Float64Array>();
+  /** The priority one level's budget ranks by: the same for a level whether it is asked for or built on. */
+  const priorityAt = (levelBudget: number): Float64Array => {
+    if (query) return base;
+    let p = priorities.get(levelBudget);
+    if (p) return p;
+    p = base.slice();
+    if (lead >= 0 && cost[lead]! <= levelBudget * LEAD_SHARE) p[lead] = p[lead]! + LEAD_BONUS;
+    if (releases) recencyBonus(p, releases, cost, levelBudget);
+    if (a.tree && a.tree.format !== 'yaml') alertBonus(p, text, a.units);
+    priorities.set(levelBudget, p);
+    return p;
+  };
+  const priority = priorityAt(budget);
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);
-  const select = (b: number) =>
-    selectUnits({
-      cost, priority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
+  const select = (b: number, levelPriority: Float64Array, seed?: Uint8Array, allowed?: Uint8Array) =>
+    selectUnits({ seed, allowed,
+      cost, priority: levelPriority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
       markerCost: markerCost(tokenizer, ref), capped,
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
       details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT,
     });
 
-  type Choice = { out: string; tokens: number; kept: Uint8Array };
+  const setup = query ? [] : setupPieces(text, a.blocks, a.units, cost);
+  /**
+   * Balanced and detailed without a query keep the document's title, lead and first install and usage
+   * examples (setup.ts) while they cost at most SETUP_SHARE of the budget, dropping the last pieces first.
+   */
+  const setupSeed = (levelBudget: number, fidelity: Fidelity): Uint8Array | undefined => {
+    if (!setup.length || (fidelity !== 'balanced' && fidelity !== 'detailed')) return undefined;
+    for (let count = setup.length; count > 0; count--) {
+      const seed = new Uint8Array(n);
+      for (const piece of setup.slice(0, count)) for (const i of piece) {
+        seed[i] = 1;
+        for (const d of a.deps[i]!) seed[d] = 1;
+      }
+      let used = 0;
+      for (let i = 0; i < n; i++) if (seed[i]) used += cost[i]!;
+      if (used <= levelBudget * SETUP_SHARE) return seed;
+    }
+    return undefined;
+  };
+  /** One level's output; `whole` when it is the input itself (no shorter skeleton), `why` when it passes its budget. */
+  type Choice = { out: string; tokens: number; kept: Uint8Array; whole?: boolean; why?: OverBudget };
   /** The units one level keeps at its budget. */
-  const chooseAt = (budget: number, fidelity: Fidelity): Choice => {
+  const chooseAt = (budget: number, fidelity: Fidelity, allowed?: Uint8Array): Choice => {
+    const priority = priorityAt(budget);
+    const seed = setupSeed(budget, fidelity);
     // Selection prices tokens per unit; the rendered text is counted exactly and the effective
     // budget re-aimed (proportionally) so the output lands just under the real budget.
     let best: Choice | null = null;
@@ -333,7 +381,7 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
     let fits = 0;
     let over = Infinity;
     for (let round = 0; round < AIM_ROUNDS; round++) {
-      const kept = select(target);
+      const kept = select(target, priority, seed, allowed);
       const stats: RenderStats = { markers: [], pieces: 0 };
       const out = renderSkeleton(a, kept, stats, ref);
       // Cheap estimate first (kept unit tokens + markers + separators); the exact count of the
@@ -357,7 +405,7 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
     }
     if (!best) {
       // Last resort: drop the lowest-priority free units until the exact count fits.
-      const kept = select(Math.floor(target * 0.8));
+      const kept = select(Math.floor(target * 0.8), priority, seed, allowed);
       let out = renderSkeleton(a, kept, undefined, ref);
       let outTokens = fastCount(out, tokenizer);
       for (let round = 0; round < MAX_FIX_ROUNDS && outTokens > budget; round++) {
@@ -365,7 +413,7 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
         const required = new Uint8Array(n);
         for (let i = 0; i < n; i++) if (kept[i]) for (const d of a.deps[i]!) required[d] = 1;
         const victims = [];
-        for (let i = 0; i < n; i++) if (kept[i] && !required[i]) victims.push(i);
+        for (let i = 0; i < n; i++) if (kept[i] && !required[i] && !seed?.[i]) victims.push(i);
         victims.sort((x, y) => priority[x]! - priority[y]!);
         let freed = 0;
         for (const v of victims) {
@@ -373,35 +421,39 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
           kept[v] = 0;
           freed += cost[v]!;
         }
-        if (freed === 0) kept.fill(0);
+        if (freed === 0) {
+          if (seed) break; // what the level below keeps stays
+          kept.fill(0);
+        }
         out = renderSkeleton(a, kept, undefined, ref);
         outTokens = fastCount(out, tokenizer);
       }
       best = { out, tokens: outTokens, kept };
     }
-    return settle(a, best.kept, priority, tokenizer, budget, fidelity, firm, ref) ?? best;
+    return settle(a, best.kept, priority, tokenizer, budget, fidelity, firm, ref, allowed) ?? best;
   };
   /**
-   * Small inputs (budget under twice the level's floor): a level keeps everything the level below it
-   * keeps, since settle may pass a small budget and levels must never cross (detailed keeps more).
+   * Levels nest (issue 48): each level chooses only among the units the level above it keeps, so
+   * abstract keeps a subset of outline, outline of balanced, balanced of detailed, for every input and
+   * query; the most detailed level chooses freely. A level above whose output is the input itself
+   * (it fits, or no skeleton is shorter) leaves the level below free.
    */
+  const levels = new Map<Fidelity, Choice>();
   const chooseLevel = (fidelity: Fidelity): Choice => {
-    const budget = budgetFor(original, fidelity);
-    const own = chooseAt(budget, fidelity);
-    const lower = FIDELITIES[FIDELITIES.indexOf(fidelity) - 1];
-    if (!lower || budget >= 2 * FIDELITY_FLOOR[fidelity]) return own;
-    const below = chooseLevel(lower).kept;
-    let grew = false;
-    const kept = own.kept.slice();
-    for (let i = 0; i < n; i++) {
-      if (below[i] && !kept[i]) {
-        kept[i] = 1;
-        grew = true;
-      }
+    const known = levels.get(fidelity);
+    if (known) return known;
+    const upper = FIDELITIES[FIDELITIES.indexOf(fidelity) + 1];
+    const above = upper && upper !== 'raw' ? chooseLevel(upper) : null;
+    const levelBudget = budgetFor(original, fidelity);
+    let own: Choice;
+    if (total <= levelBudget) own = { out: text, tokens: original, kept: new Uint8Array(n).fill(1), whole: true };
+    else {
+      own = chooseAt(levelBudget, fidelity, above && !above.whole ? above.kept : undefined);
+      if (own.tokens >= original) own = { ...own, whole: true, why: 'not_shorter' };
+      else if (own.tokens > levelBudget && !own.why) own = { ...own, why: 'short_input' };
     }
-    if (!grew) return own;
-    const out = renderSkeleton(a, kept, undefined, ref);
-    return { out, tokens: fastCount(out, tokenizer), kept };
+    levels.set(fidelity, own);
+    return own;
   };
   const best = firm ? chooseAt(budget, input.fidelity) : chooseLevel(input.fidelity);
   const { out, tokens: outTokens, kept } = best;
@@ -410,15 +462,15 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
   // Never longer than the input: fall back to the original itself.
   if (outTokens >= original) {
     trace(priority, new Uint8Array(n).fill(1), 'not_shorter');
-    return result(text, original, original, input.fidelity, mode, tokenizer, n, n);
+    return finish(result(text, original, original, input.fidelity, mode, tokenizer, n, n));
   }
   trace(priority, kept, null);
   if (ref) {
     // The layout is final: the real ref replaces the placeholder (same token cost, recounted anyway).
     const ided = renderWithIds(a, kept);
-    if (ided) return { ...result(ided.out, original, fastCount(ided.out, tokenizer), input.fidelity, mode, tokenizer, n, unitsKept), markers: ided.layout };
+    if (ided) return finish({ ...result(ided.out, original, fastCount(ided.out, tokenizer), input.fidelity, mode, tokenizer, n, unitsKept), markers: ided.layout }, best.why ?? 'short_input');
   }
-  return result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept);
+  return finish(result(out, original, outTokens, input.fidelity, mode, tokenizer, n, unitsKept), best.why ?? 'short_input');
 }
 
 /** Most units added so that kept text outweighs its markers (small inputs only ever need one or two). */
@@ -435,7 +487,7 @@ const MAX_SUBSTANCE_ADDS = 4;
  *   kept instead, unless the exact count then passes the budget.
  * Returns null when the selection already obeys both.
  */
-function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null) {
+function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokenizer: TokenizerName, budget: number, fidelity: Fidelity, firm = false, ref: string | null = null, allowed?: Uint8Array) {
   const n = a.units.length;
   const kept = chosen.slice();
   const keep = (into: Uint8Array, i: number) => {
@@ -444,7 +496,7 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
   };
   let substance = false;
   if (!firm && budget < 2 * FIDELITY_FLOOR[fidelity]) {
-    const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading').sort((x, y) => priority[y]! - priority[x]!);
+    const order = [...priority.keys()].filter((i) => a.units[i]!.kind !== 'heading' && (!allowed || allowed[i])).sort((x, y) => priority[y]! - priority[x]!);
     for (let round = 0; round < MAX_SUBSTANCE_ADDS; round++) {
       const stats: RenderStats = { markers: [], pieces: 0 };
       renderSkeleton(a, kept, stats); // plain spelling: an id is navigation, not noise the content must outweigh
@@ -468,10 +520,15 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
   // The runs the renderer will mark (render.ts hiddenRuns: a run may end before a closing fence).
   const runs = a.tree ? treeRuns(kept) : hiddenRuns(a, kept);
   for (const r of runs) {
+    // Levels nest: a run the level above hides (in part) stays hidden here.
+    if (allowed && !allowedRun(allowed, r)) continue;
     let hidden = 0;
     if (!a.tree && r.end < a.units[r.to]!.end) hidden = fastCount(a.text.slice(r.start, r.end), tokenizer);
     else for (let k = r.from; k <= r.to; k++) hidden += a.tokens[k]! + (k > r.from ? a.gaps[k]! : 0);
-    if (hidden <= fastCount(markerFor(a, r.from, r.to, ref), tokenizer)) {
+    const marker = markerFor(a, r.from, r.to, ref);
+    // A structured marker announces the exact count of its span (structure included): that is what it must not outcost.
+    if (a.tree) hidden = Number(/(\d+) tokens?(?= #|\])/.exec(marker)?.[1] ?? hidden);
+    if (hidden <= fastCount(marker, tokenizer)) {
       for (let k = r.from; k <= r.to; k++) keep(filled, k);
       cheap = true;
     }
@@ -486,6 +543,11 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
     if (substance || withFill.tokens <= budget) return withFill;
   }
   return substance ? render(kept) : null;
+}
+
+function allowedRun(allowed: Uint8Array, r: HiddenRun): boolean {
+  for (let k = r.from; k <= r.to; k++) if (!allowed[k]) return false;
+  return true;
 }
 
 /** Maximal runs of hidden units, as settle prices them for structured text (treeRender draws its own). */

@@ -23,6 +23,10 @@ export interface SelectInput {
   /** Priority gained per new detail, divided by cost^detailExponent so dense units buy the most details per token. */
   detailWeight?: number;
   detailExponent?: number;
+  /** Units kept before anything is chosen (a document's lead and setup); they count against the budget. */
+  seed?: ArrayLike<number>;
+  /** Only these units may be chosen (the level above's choice, so levels nest); absent: any. */
+  allowed?: ArrayLike<number>;
 }
 
 /** Binary max-heap of [value, id]. */
@@ -107,7 +111,21 @@ export function selectUnits(input: SelectInput): Uint8Array {
     }
     return v;
   };
-  for (let i = 0; i < n; i++) heap.push(valueOf(i), i);
+  if (input.seed) {
+    for (let i = 0; i < n; i++) {
+      if (!input.seed[i]) continue;
+      runs += runDelta(i);
+      kept[i] = 1;
+      used += input.cost[i]!;
+      if (input.capped?.[i]) cappedUsed += input.cost[i]!;
+      if (dw) for (const d of details![i]!) covered.add(d);
+      const nb = input.neighbors[i]!;
+      const sim = input.similarity[i]!;
+      for (let k = 0; k < nb.length; k++) if (sim[k]! > redundancy[nb[k]!]!) redundancy[nb[k]!] = sim[k]!;
+    }
+  }
+  const allowed = input.allowed;
+  for (let i = 0; i < n; i++) if (!kept[i] && (!allowed || allowed[i])) heap.push(valueOf(i), i);
   while (heap.size) {
     const i = heap.pop();
     const value = heap.topValue;
@@ -145,7 +163,7 @@ export function selectUnits(input: SelectInput): Uint8Array {
       for (let k = 0; k < nb.length; k++) if (sim[k]! > redundancy[nb[k]!]!) redundancy[nb[k]!] = sim[k]!;
     }
     // A neighbour of kept text got cheaper (it now saves or adds no marker): queue its new value.
-    if (dw) for (const g of group) for (const j of [g - 1, g + 1]) if (isDropped(j)) heap.push(valueOf(j), j);
+    if (dw) for (const g of group) for (const j of [g - 1, g + 1]) if (isDropped(j) && (!allowed || allowed[j])) heap.push(valueOf(j), j);
   }
   return kept;
 }
