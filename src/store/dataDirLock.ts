@@ -5,13 +5,18 @@
 //
 // The lock is created atomically (a fully written temporary file hard-linked to the lock's name: link
 // fails if the name exists), so a reader never sees a half-written holder. A lock whose process is
-// gone (pid absent, or reused by a process with another start time) is stale and taken over.
+// gone (pid absent, or reused by a process with another start time) is stale and taken over. A lock
+// from another host name (a container recreated after a crash gets a new one) cannot be checked that
+// way: its holder touches the file every HEARTBEAT_MS, and one untouched for LEASE_MS is stale.
 import { hostname } from 'node:os';
-import { linkSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
 
 export const LOCK_FILE = 'gc-owner.lock';
+/** How often a holder touches its lock file (mtime), and how long an untouched one from another host lasts. */
+export const HEARTBEAT_MS = 10_000;
+export const LEASE_MS = 60_000;
 
 export type LockRole = 'server' | 'cli';
 
@@ -38,7 +43,7 @@ export class DataDirLockedError extends Error {
     const checkable = holder.pid > 0 && holder.hostname === hostname();
     super(
       `${dataDir} is in use by ${describeHolder(holder)}: one process at a time may open an embedded database folder` +
-        (checkable ? '' : ` (if that process is gone, remove ${lockPath})`),
+        (checkable ? '' : ` (if that process is gone, its lock is taken over ${LEASE_MS / 1000} s after its last heartbeat, or remove ${lockPath})`),
     );
     this.name = 'DataDirLockedError';
   }
@@ -56,6 +61,8 @@ export interface DataDirLock {
   readonly holder: LockHolder;
   /** Records the listening port (rewritten atomically; the lock stays held throughout). */
   setPort(port: number): void;
+  /** Touches the lock file (done every HEARTBEAT_MS): another host judges the lock by this. */
+  beat(): void;
   /** Removes the lock if it is still ours. Idempotent. */
   release(): void;
 }
@@ -132,7 +139,7 @@ export async function acquireDataDirLock(dataDir: string, role: LockRole): Promi
     if (tryCreate(path, holder)) return track(path, holder);
     const current = readHolder(path);
     if (current === null) continue; // released between our create and our read: try again
-    if (!stale(current)) throw new DataDirLockedError(dataDir, current, path);
+    if (!stale(current, path)) throw new DataDirLockedError(dataDir, current, path);
     if (!takeOverStale(path, current, holder)) {
       // Another process is taking the same stale lock over: it wins, or leaves, within moments.
       if (attempt >= 50) throw new DataDirLockedError(dataDir, current, path);
@@ -147,11 +154,21 @@ export async function acquireDataDirLockFor(config: Pick<Config, 'databaseUrl' |
   return acquireDataDirLock(config.dataDir, role);
 }
 
-/** A lock whose process is gone: only decidable on the host that took it. */
-function stale(h: LockHolder): boolean {
-  return h.pid > 0 && h.hostname === hostname() && !holderAlive(h);
+/**
+ * A lock whose process is gone. On this host: its pid is absent or now another process's. From another
+ * host: its holder has not touched it for LEASE_MS. An unreadable lock file is never stale.
+ */
+function stale(h: LockHolder, path: string): boolean {
+  if (h.pid <= 0) return false;
+  if (h.hostname === hostname()) return !holderAlive(h);
+  try {
+    return Date.now() - statSync(path).mtimeMs > LEASE_MS;
+  } catch {
+    return false;
+  }
 }
 
+/** Creates the lock file with its content in one step: link(2) of a written file fails if the name exists. */
 function tryCreate(path: string, holder: LockHolder): boolean {
   const tmp = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}`;
   writeFileSync(tmp, JSON.stringify(holder) + '\n', { flag: 'wx' });
@@ -172,7 +189,7 @@ function takeOverStale(path: string, staleHolder: LockHolder, self: LockHolder):
   if (!tryCreate(guard, self)) {
     // A guard left by a process that died in the few lines below is itself stale: removed, tried again.
     const other = readHolder(guard);
-    if (other && stale(other)) unlinkIfSame(guard, other);
+    if (other && stale(other, guard)) unlinkIfSame(guard, other);
     return false;
   }
   try {
@@ -216,13 +233,24 @@ function track(path: string, initial: LockHolder): DataDirLock {
       writeFileSync(tmp, JSON.stringify(holder) + '\n');
       renameSync(tmp, path);
     },
+    beat() {
+      try {
+        if (!released && ours()) utimesSync(path, new Date(), new Date());
+      } catch {
+        // A folder gone or read-only: the lock stays as it is; the pid check still applies on this host.
+      }
+    },
     release() {
       if (released) return;
       released = true;
+      clearInterval(heartbeat);
       held.delete(lock);
       unlinkIfSame(path, holder);
     },
   };
+  // The heartbeat another host judges the lock by (it cannot see our pid); it holds no process up.
+  const heartbeat = setInterval(() => lock.beat(), HEARTBEAT_MS);
+  heartbeat.unref();
   held.add(lock);
   if (!exitHook) {
     exitHook = true;

@@ -2,7 +2,7 @@
 // live holder refuses them by name, a holder killed with SIGKILL or whose pid now belongs to another
 // process is taken over, a clean release frees the folder, and racing takeovers have one winner.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -11,7 +11,7 @@ import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
-import { acquireDataDirLock, acquireDataDirLockFor, DataDirLockedError, LOCK_FILE, processStartTicks, type LockHolder } from '../../src/store/dataDirLock.js';
+import { acquireDataDirLock, acquireDataDirLockFor, DataDirLockedError, LEASE_MS, LOCK_FILE, processStartTicks, type LockHolder } from '../../src/store/dataDirLock.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
 
 const LOCK_MODULE = pathToFileURL(join(packageRoot(), 'dist/src/store/dataDirLock.js')).href;
@@ -111,13 +111,24 @@ describe(`the data folder lock (${DB_KIND})`, () => {
     await expect(acquireDataDirLock(dir, 'cli')).rejects.toThrow(`pid ${other.outcome.pid}`);
   });
 
-  it('a lock taken on another host cannot be checked: refused, with the file to remove if that process is gone', async () => {
+  it('a lock from another host: refused while its heartbeat is fresh, taken over once it is older than the lease', async () => {
     const dir = folder();
-    writeFileSync(join(dir, LOCK_FILE), JSON.stringify({ pid: 4242, start_ticks: '7', hostname: 'elsewhere.example', role: 'server', port: 8080, since: '2026-01-01T00:00:00.000Z' }));
+    const path = join(dir, LOCK_FILE);
+    writeFileSync(path, JSON.stringify({ pid: 4242, start_ticks: '7', hostname: 'elsewhere.example', role: 'server', port: 8080, since: '2026-01-01T00:00:00.000Z' }));
     const err = await acquireDataDirLock(dir, 'server').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataDirLockedError);
     expect((err as Error).message).toContain('pid 4242 on host elsewhere.example');
-    expect((err as Error).message).toContain(`remove ${join(dir, LOCK_FILE)}`);
+    expect((err as Error).message).toContain(`remove ${path}`);
+    // Its holder stopped touching it (a container killed, then recreated under a new host name).
+    const lastBeat = new Date(Date.now() - LEASE_MS - 1000);
+    utimesSync(path, lastBeat, lastBeat);
+    const lock = await acquireDataDirLock(dir, 'server');
+    expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname() });
+    // Our own heartbeat keeps the lock fresh for other hosts.
+    utimesSync(path, lastBeat, lastBeat);
+    lock.beat();
+    expect(Date.now() - statSync(path).mtimeMs).toBeLessThan(LEASE_MS);
+    lock.release();
   });
 
   it('four processes racing for one stale lock: exactly one takes it over', async () => {
@@ -162,5 +173,5 @@ describe(`the data folder lock (${DB_KIND})`, () => {
       const next = await contender(dir);
       expect(next.outcome.won).toBe(true);
     }
-  });
+  }, 120_000);
 });
