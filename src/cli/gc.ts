@@ -63,7 +63,7 @@ program
 
 const keys = program
   .command('keys')
-  .description('API keys: on a server your own keys; locally (no GC_URL) the operator commands on the database');
+  .description('API keys: on a server your own keys; locally (no GC_URL) the operator commands on the database (an embedded one only while no server holds it)');
 keys
   .command('list')
   .description('list keys (local: --user USER_ID)')
