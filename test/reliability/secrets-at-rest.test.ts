@@ -104,7 +104,7 @@ describe(`secrets at rest (${DB_KIND})`, () => {
       join(packageRoot(), 'dist/src/main.js'),
       {
         DATABASE_URL: db.databaseUrl ?? '', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_REQUESTS: 'true',
-        PROVIDER_KEY_SECRET: randomBytes(32).toString('hex'), FEDERATION_ALLOWED_HOSTS: receiver.host, LLM_ALLOWED_HOSTS: '127.0.0.1:9',
+        PROVIDER_KEY_SECRET: randomBytes(32).toString('hex'), FEDERATION_ALLOWED_HOSTS: receiver.host, MCP_PROXY_ALLOWED_HOSTS: receiver.host, LLM_ALLOWED_HOSTS: '127.0.0.1:9',
       },
       /(gc_[0-9a-f]{32})/,
     );
@@ -170,6 +170,11 @@ describe(`secrets at rest (${DB_KIND})`, () => {
       service.minted = (await ok(mcp, 'gc_mint_api_key', { name: 'minted' })).key;
       await ok(bound, 'gc_kb_ingest', { name: 'kb-mcp', content: text('kb mcp') });
       await ok(bound, 'gc_workflow_create', { name: 'at-rest', description: text('workflow'), graph: { nodes: [{ id: 'answer', type: 'llm', params: { prompt: text('workflow prompt') } }], edges: [] } });
+      // An upstream MCP server's Authorization header is passed through, never kept (the upstream here is no MCP server: 502).
+      service.upstream = `upstream-${pick(ALNUM, 32)}`;
+      const proxied = await call(mcp, 'proxy_mcp_server', { server: { url: receiver.url, headers: { authorization: `Bearer ${service.upstream}` } }, action: 'list_tools' });
+      expect(proxied.isError).toBe(true);
+      expect(receiver.received.some((r) => r.headers.authorization === `Bearer ${service.upstream}`)).toBe(true);
       service.providerKey = `sk-${pick(ALNUM, 48)}`;
       await ok(bound, 'gc_provider_set', { name: 'mine', api: 'openai', base_url: 'http://127.0.0.1:9/v1', api_key: service.providerKey });
     } finally {
