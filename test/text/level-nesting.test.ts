@@ -2,7 +2,9 @@
 // input, plain and with a query; each level lands within its budget or its result says why; without a
 // query, balanced and above keep a README's lead and its first install and usage examples.
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, DB_KIND, type TestServer } from '../helpers/server.js';
+import { newKey } from '../helpers/users.js';
 import { compressText } from '../../workers/text/index.js';
 import { budgetFor } from '../../workers/shared/fidelity.js';
 import { LEVELS, allLevels, corpusFiles, crossings, queryFor, sampleOf } from '../../bench/quality/properties.js';
@@ -78,5 +80,33 @@ describe('lead and setup kept without a query', () => {
       for (const piece of ['# fastclient', 'A small HTTP client for the Example API', 'npm install fastclient', 'new Client({ token: process.env.TOKEN })']) expect(r.compressed_text, `${fidelity}: ${piece}`).toContain(piece);
       expect(r.compressed_tokens).toBeLessThanOrEqual(r.budget_tokens!);
     }
+  });
+});
+
+describe(`a level over its budget says why over REST (${DB_KIND})`, () => {
+  let server: TestServer;
+  let key = '';
+  beforeAll(async () => {
+    server = await startTestServer();
+    key = await newKey(server, 'pro');
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('/v1/compress answers budget_tokens and over_budget when the output passes the budget, neither when it does not', async () => {
+    const text = ['# Cache', 'The cache keeps answers for 24 hours and evicts the least recently used entry first.',
+      ...Array.from({ length: 6 }, (_, i) => `Set \`cache.option${i}\` to ${i * 8} to change how entry ${i} is kept in memory for readers.`)].join('\n\n');
+    for (const fidelity of LEVELS) {
+      const res = await server.request('POST', '/v1/compress', { key, body: { text, fidelity } });
+      expect(res.status, res.text.slice(0, 200)).toBe(200);
+      const budget = budgetFor(res.json.original_tokens, fidelity);
+      if (res.json.compressed_tokens > budget) {
+        expect(res.json.budget_tokens, fidelity).toBe(budget);
+        expect(['short_input', 'not_shorter'], fidelity).toContain(res.json.over_budget);
+      } else expect(res.json.over_budget, fidelity).toBeUndefined();
+    }
+    const abstract = await server.request('POST', '/v1/compress', { key, body: { text, fidelity: 'abstract' } });
+    expect(abstract.json.over_budget).toBe('short_input');
   });
 });

@@ -85,10 +85,10 @@ export interface CompressTextResult extends TokenStats {
 
 /**
  * Why an output may pass its level's budget: `short_input`, the kept text must outweigh its markers
- * and the budget holds too little of it; `lower_level`, the level below kept more than this budget
- * (levels nest); `not_shorter`, no skeleton within the budget is shorter than the input, so the input is returned.
+ * and the budget holds too little of it; `not_shorter`, no skeleton within the budget is shorter than
+ * the input, so the input is returned.
  */
-export type OverBudget = 'short_input' | 'lower_level' | 'not_shorter';
+export type OverBudget = 'short_input' | 'not_shorter';
 export interface RecommendInput {
   text: string;
   model?: string | null;

@@ -29,6 +29,9 @@ export interface CompressResponse {
   tokenizer: string;
   /** Set when more than 80% was removed: fetch the original again with get_original_output. */
   original_id: string | null;
+  /** Present when the output passes its level's budget (budgetFor): that budget, and why (workers/text OverBudget). */
+  budget_tokens?: number;
+  over_budget?: 'short_input' | 'not_shorter';
   /** Present when include_quality was asked: issue detection run on this very output. */
   quality?: { quality_score: number; issues_found: number; issues: DetectResult['issues'] };
 }
@@ -75,6 +78,7 @@ export async function compressText(call: Call, request: CompressRequest): Promis
     mode: result.mode,
     tokenizer: result.tokenizer,
     original_id: originalId,
+    ...(result.over_budget ? { budget_tokens: result.budget_tokens, over_budget: result.over_budget } : {}),
     ...(quality ? { quality: { quality_score: quality.quality_score, issues_found: quality.issues_found, issues: quality.issues } } : {}),
   };
 }
