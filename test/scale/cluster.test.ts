@@ -6,6 +6,7 @@ import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { connectMcp } from '../helpers/mcp.js';
+import { freshDatabase } from '../helpers/server.js';
 import { Cluster, skipReason } from './cluster.js';
 import { moreAcknowledged, RETRIABLE, runClient, startClient, type LoadClient } from './load.js';
 
@@ -19,7 +20,7 @@ const FILES = Array.from({ length: 12 }, (_, i) => ({
 }));
 
 describe.skipIf(!!reason)(reason ? `scale (skipped: ${reason})` : 'scale: three instances behind HAProxy, round-robin, no stickiness', () => {
-  const cluster = new Cluster({ instances: 3, env: { RATE_LIMIT_FREE: String(FREE_LIMIT) } });
+  const cluster = new Cluster({ database: freshDatabase, instances: 3, env: { RATE_LIMIT_FREE: String(FREE_LIMIT) } });
 
   beforeAll(async () => {
     await cluster.start();

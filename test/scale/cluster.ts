@@ -6,11 +6,11 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { freshDatabase } from '../helpers/server.js';
 import { openPostgres } from '../../src/store/postgres.js';
+import { packageRoot } from '../../src/lib/root.js';
 import type { Db } from '../../src/store/db.js';
 
-const root = join(import.meta.dirname, '..', '..');
+const root = packageRoot();
 const MAIN = join(root, 'dist', 'src', 'main.js');
 export const REDIS_URL = process.env.SCALE_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -71,9 +71,22 @@ export interface Instance {
 }
 
 export interface ClusterOptions {
+  /** A new, empty or migrated PostgreSQL database for the instances (tests: helpers/server.ts freshDatabase). */
+  database: () => Promise<{ databaseUrl: string | null; drop(): Promise<void> }>;
   instances?: number;
   /** Extra environment for every instance. */
   env?: Record<string, string>;
+  /** HAProxy's health-check interval (default INTER_MS; the benchmark checks less often, to count less of them). */
+  checkInterMs?: number;
+}
+
+/** One HAProxy process in front of some of the cluster's instances. */
+export interface Balancer {
+  url: string;
+  statsUrl: string;
+  proc: ChildProcess;
+  output(): string;
+  close(): Promise<void>;
 }
 
 export class Cluster {
@@ -82,13 +95,13 @@ export class Cluster {
   statsUrl = '';
   ownerKey = '';
   db!: Db;
-  private haproxy: ChildProcess | null = null;
-  private haproxyOut = '';
+  private haproxy: Balancer | null = null;
+  private readonly balancers: Balancer[] = [];
   private dir = mkdtempSync(join(tmpdir(), 'gc-scale-'));
   private drop: () => Promise<void> = async () => {};
   private databaseUrl = '';
 
-  constructor(private readonly options: ClusterOptions = {}) {}
+  constructor(private readonly options: ClusterOptions) {}
 
   env(): Record<string, string> {
     return {
@@ -104,7 +117,7 @@ export class Cluster {
   }
 
   async start(): Promise<void> {
-    const database = await freshDatabase();
+    const database = await this.options.database();
     this.databaseUrl = database.databaseUrl!;
     this.drop = database.drop;
     this.db = await openPostgres(this.databaseUrl);
@@ -115,7 +128,9 @@ export class Cluster {
     this.ownerKey = /(gc_[0-9a-f]{32})/.exec(first.output())?.[1] ?? '';
     this.instances.push(first);
     this.instances.push(...(await Promise.all(ports.slice(1).map((p, i) => this.spawn(`s${i + 2}`, p, { BOOTSTRAP_OWNER: 'false' })))));
-    await this.startHaproxy();
+    this.haproxy = await this.balancer(this.instances.map((i) => i.name));
+    this.url = this.haproxy.url;
+    this.statsUrl = this.haproxy.statsUrl;
     await this.waitUp(this.instances.map((i) => i.name));
   }
 
@@ -142,8 +157,8 @@ export class Cluster {
     });
   }
 
-  private config(frontend: number, stats: number): string {
-    const servers = this.instances.map((i) => `    server ${i.name} 127.0.0.1:${i.port} check inter ${INTER_MS} fall ${FALL} rise 1`).join('\n');
+  private config(frontend: number, stats: number, names: string[]): string {
+    const servers = this.instances.filter((i) => names.includes(i.name)).map((i) => `    server ${i.name} 127.0.0.1:${i.port} check inter ${this.options.checkInterMs ?? INTER_MS} fall ${FALL} rise 1`).join('\n');
     // deploy/haproxy.cfg with test timings: the reasons for each setting are given there.
     return `global
     maxconn 2000
@@ -177,24 +192,35 @@ listen stats
 `;
   }
 
-  private async startHaproxy(): Promise<void> {
+  /** Starts HAProxy (foreground) in front of the named instances; resolves once its stats page answers. */
+  async balancer(names: string[]): Promise<Balancer> {
     const [frontend, stats] = await Promise.all([freePort(), freePort()]);
-    const file = join(this.dir, 'haproxy.cfg');
-    writeFileSync(file, this.config(frontend, stats));
-    this.url = `http://127.0.0.1:${frontend}`;
-    this.statsUrl = `http://127.0.0.1:${stats}/stats;csv`;
+    const file = join(this.dir, `haproxy-${frontend}.cfg`);
+    writeFileSync(file, this.config(frontend, stats, names));
     const proc = spawn(haproxyBinary()!, ['-db', '-f', file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.haproxy = proc;
-    proc.stdout!.on('data', (d: Buffer) => (this.haproxyOut += d.toString()));
-    proc.stderr!.on('data', (d: Buffer) => (this.haproxyOut += d.toString()));
-    const exited = new Promise<never>((_, reject) => proc.once('exit', (code) => reject(new Error(`haproxy exited with ${code}:\n${this.haproxyOut}`))));
-    // Up when its stats page answers.
-    await Promise.race([exited, this.poll(async () => (await fetch(this.statsUrl).catch(() => null))?.ok === true)]);
+    let out = '';
+    proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    proc.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const gone = new Promise((r) => proc.once('exit', r));
+    const balancer: Balancer = {
+      url: `http://127.0.0.1:${frontend}`,
+      statsUrl: `http://127.0.0.1:${stats}/stats;csv`,
+      proc,
+      output: () => out,
+      async close() {
+        if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+        await gone;
+      },
+    };
+    this.balancers.push(balancer);
+    const exited = gone.then(() => Promise.reject(new Error(`haproxy exited:\n${out}`)));
+    await Promise.race([exited, this.poll(async () => (await fetch(balancer.statsUrl).catch(() => null))?.ok === true)]);
+    return balancer;
   }
 
   /** Server name -> HAProxy's status of it (UP, DOWN, MAINT, ...), from the stats CSV. */
-  async serverStates(): Promise<Record<string, string>> {
-    const text = await (await fetch(this.statsUrl)).text();
+  async serverStates(statsUrl = this.statsUrl): Promise<Record<string, string>> {
+    const text = await (await fetch(statsUrl)).text();
     const [header, ...rows] = text.trim().split('\n');
     const cols = header!.replace(/^# /, '').split(',');
     const px = cols.indexOf('pxname');
@@ -209,9 +235,9 @@ listen stats
   }
 
   /** Resolves once HAProxy reports every named server UP (polled at the check interval). */
-  async waitUp(names: string[]): Promise<void> {
+  async waitUp(names: string[], statsUrl = this.statsUrl): Promise<void> {
     await this.poll(async () => {
-      const states = await this.serverStates();
+      const states = await this.serverStates(statsUrl);
       return names.every((n) => states[n] === 'UP');
     });
   }
@@ -219,7 +245,7 @@ listen stats
   private async poll(ok: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!(await ok().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms; haproxy says:\n${this.haproxyOut.slice(-2000)}`);
+      if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms; haproxy says:\n${this.haproxy?.output().slice(-2000) ?? ''}`);
       await new Promise((r) => setTimeout(r, INTER_MS / 2));
     }
   }
@@ -249,7 +275,7 @@ listen stats
   }
 
   logs(): string {
-    return this.instances.map((i) => `--- ${i.name}\n${i.output().slice(-2000)}`).join('\n') + `\n--- haproxy\n${this.haproxyOut.slice(-1000)}`;
+    return this.instances.map((i) => `--- ${i.name}\n${i.output().slice(-2000)}`).join('\n') + `\n--- haproxy\n${this.haproxy?.output().slice(-1000) ?? ''}`;
   }
 
   async close(): Promise<void> {
@@ -257,11 +283,7 @@ listen stats
       if (i.proc.exitCode === null && i.proc.signalCode === null) i.proc.kill('SIGKILL');
       return i.exited;
     });
-    if (this.haproxy && this.haproxy.exitCode === null) {
-      const gone = new Promise((r) => this.haproxy!.once('exit', r));
-      this.haproxy.kill('SIGTERM');
-      await gone;
-    }
+    await Promise.all(this.balancers.map((b) => b.close()));
     await Promise.all(stopping);
     await this.db?.close();
     await this.drop();
