@@ -1,5 +1,6 @@
 import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
+import { redactSecrets } from '../../lib/redactSecrets.js';
 
 /**
  * Governance audit: one row per state-changing call (who, what, when, target, outcome).
@@ -28,13 +29,14 @@ interface AuditServices {
 }
 
 const SECRET_KEY = /(secret|password|token|api_?key|license_key|signature|authorization|^key$)/i;
-const SECRET_VALUE = /(gc_[0-9a-f]{32}|sk_(live|test)_\w+|whsec_\w+|eyJ[\w-]+\.[\w-]+\.[\w-]*)/;
+/** A value holding any credential shape the usage previews redact (src/lib/redactSecrets.ts) is dropped whole. */
+const looksSecret = (value: string) => redactSecrets(value) !== value;
 
 export function sanitizeDetail(detail: Record<string, unknown> = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(detail)) {
     if (SECRET_KEY.test(k)) continue;
-    if (typeof v === 'string' && SECRET_VALUE.test(v)) continue;
+    if (typeof v === 'string' && looksSecret(v)) continue;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) out[k] = sanitizeDetail(v as Record<string, unknown>);
     else out[k] = v;
   }

@@ -4,6 +4,7 @@ import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { pinnedLookup } from '../../domain/platform/ssrf.js';
 import { LlmProviderError, type LlmClientOptions } from './types.js';
+import { redactSecrets } from '../../lib/redactSecrets.js';
 
 const MAX_BACKOFF_MS = 20_000;
 const MAX_ERROR_BODY = 64 * 1024;
@@ -17,7 +18,8 @@ export interface Attempt<T> {
 export function redact(message: string, apiKey: string | null): string {
   let out = apiKey ? message.split(apiKey).join('[redacted]') : message;
   out = out.replace(/\b(sk-[A-Za-z0-9_-]{6,}|sk-ant-[A-Za-z0-9_-]{6,})/g, '[redacted]');
-  return out.slice(0, 500);
+  // Any other credential shape a provider echoes back (an Authorization header, a JWT, a URL password).
+  return redactSecrets(out).slice(0, 500);
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {
