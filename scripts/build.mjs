@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const require = createRequire(import.meta.url);
 const configs = ['tsconfig.json', 'test/tsconfig.json'];
@@ -32,4 +33,13 @@ for (const config of configs) {
     console.error(`build: ${tsc.name} -p ${config} failed${r.error ? `: ${r.error.message}` : ''}`);
     process.exit(r.status || 1);
   }
+}
+
+// The byte-pair rank tables as flat files (dist/data/bpe/), read at start instead of building them from
+// the tokenizer library's modules in every thread (workers/shared/tokenTables.ts, docs/memory.md).
+const tablesModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'workers', 'shared', 'tokenTables.js')).href;
+const tables = spawnSync(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(tablesModule)})).writeTokenTableFiles();`], { stdio: 'inherit' });
+if (tables.status !== 0) {
+  console.error('build: writing the byte-pair rank tables failed');
+  process.exit(tables.status || 1);
 }

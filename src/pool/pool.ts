@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import type { TaskOutcome, tasks } from '../../workers/index.js';
+import type { TaskOutcome, Tasks } from '../../workers/index.js';
 import { packageRoot } from '../lib/root.js';
 import { FairQueue } from './fairQueue.js';
+import { sharedTokenTables } from '../../workers/shared/tokenTables.js';
 
-type Tasks = typeof tasks;
 export type TaskName = keyof Tasks;
 export type TaskInput<K extends TaskName> = Parameters<Tasks[K]>[0];
 export type TaskOutput<K extends TaskName> = Awaited<ReturnType<Tasks[K]>>;
@@ -78,7 +78,8 @@ export class ComputePool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: 60_000,
-      workerData: { nice: options.threadNice ?? 0 },
+      // The byte-pair rank tables, one SharedArrayBuffer copy read by every thread (docs/memory.md).
+      workerData: { nice: options.threadNice ?? 0, tokenTables: sharedTokenTables() },
     });
   }
 

@@ -1,8 +1,7 @@
 // Token positions for the prompt-cache tools: where a token starts in the text, which token holds a
 // character, the first token where two prompts part. Counting reuses the shared exact counter;
 // only the few pieces around a position are encoded to token ids.
-import o200k from 'gpt-tokenizer/encoding/o200k_base';
-import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { countTokens, type TokenizerName } from '../shared/tokens.js';
 
@@ -11,10 +10,19 @@ interface Api {
   bytePairEncodingCoreProcessor?: { bytePairEncode(piece: string): number[] };
 }
 
-const APIS: Record<TokenizerName, { api: Api; split: RegExp }> = {
-  o200k_base: { api: o200k as unknown as Api, split: O200K_TOKEN_SPLIT_REGEX },
-  cl100k_base: { api: cl100k as unknown as Api, split: CL100K_TOKEN_SPLIT_REGEX },
-};
+const SPLIT: Record<TokenizerName, RegExp> = { o200k_base: O200K_TOKEN_SPLIT_REGEX, cl100k_base: CL100K_TOKEN_SPLIT_REGEX };
+
+/** The library's encoder, loaded when a thread first needs token ids (about 60 MB; counting never does: docs/memory.md). */
+const apis = new Map<TokenizerName, Api>();
+function apiOf(tokenizer: TokenizerName): Api {
+  let api = apis.get(tokenizer);
+  if (!api) {
+    const mod = createRequire(import.meta.url)(`gpt-tokenizer/encoding/${tokenizer}`) as { default?: Api } & Api;
+    api = mod.default ?? mod;
+    apis.set(tokenizer, api);
+  }
+  return api;
+}
 
 /** Pieces longer than this are not encoded to ids (the library's merge is quadratic in piece length). */
 const MAX_ENCODED_PIECE = 4_000;
@@ -25,7 +33,7 @@ export interface Piece {
 }
 
 export function* piecesOf(text: string, tokenizer: TokenizerName): Generator<Piece> {
-  for (const m of text.matchAll(APIS[tokenizer].split)) yield { text: m[0], start: m.index! };
+  for (const m of text.matchAll(SPLIT[tokenizer])) yield { text: m[0], start: m.index! };
 }
 
 export function pieceCount(piece: string, tokenizer: TokenizerName): number {
@@ -42,7 +50,7 @@ export interface Tok {
 /** A piece's tokens with their character offsets; null when the piece is too long to encode. */
 export function encodePiece(piece: Piece, tokenizer: TokenizerName): Tok[] | null {
   if (piece.text.length > MAX_ENCODED_PIECE) return null;
-  const { api } = APIS[tokenizer];
+  const api = apiOf(tokenizer);
   const core = api.bytePairEncodingCoreProcessor;
   if (!core) throw new Error('gpt-tokenizer changed shape: its byte-pair core is not reachable');
   const ids = core.bytePairEncode(piece.text);

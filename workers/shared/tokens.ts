@@ -1,54 +1,44 @@
-import o200k from 'gpt-tokenizer/encoding/o200k_base';
-import cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import { CL100K_TOKEN_SPLIT_REGEX, O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { mergeCount } from './bpe.js';
+import type { BpeTable } from './bpeTable.js';
+import { tokenTable } from './tokenTables.js';
+import { type TokenizerName } from './tokenizerName.js';
 
-export type TokenizerName = 'o200k_base' | 'cl100k_base';
+export { tokenizerFor, type TokenizerName } from './tokenizerName.js';
 
-// Models that predate o200k_base; anything else (or no model) counts with o200k_base.
-const CL100K_MODEL = /^(gpt-4(?!o|\.1|\.5)|gpt-3\.5|text-embedding-(ada|3))/i;
+const SPLIT: Record<TokenizerName, RegExp> = { o200k_base: O200K_TOKEN_SPLIT_REGEX, cl100k_base: CL100K_TOKEN_SPLIT_REGEX };
 
-export function tokenizerFor(model?: string | null): TokenizerName {
-  return model && CL100K_MODEL.test(model) ? 'cl100k_base' : 'o200k_base';
-}
-
-/** The parts of the library's byte-pair core we count with (its own rank tables and merge cache). */
-interface BpeCore {
-  getBpeRankFromString(piece: string): number | undefined;
-  getBpeRankFromBytes(bytes: Uint8Array): number | undefined;
-  bytePairEncode(piece: string): number[];
-}
-
-function coreOf(api: object): BpeCore {
-  const core = (api as { bytePairEncodingCoreProcessor?: BpeCore }).bytePairEncodingCoreProcessor;
-  if (!core || typeof core.getBpeRankFromBytes !== 'function' || typeof core.bytePairEncode !== 'function') {
-    throw new Error('gpt-tokenizer changed shape: its byte-pair core is not reachable');
-  }
-  return core;
-}
-
-interface Encoding {
-  split: RegExp;
-  core: BpeCore;
-}
-
-const ENCODINGS: Record<TokenizerName, Encoding> = {
-  o200k_base: { split: O200K_TOKEN_SPLIT_REGEX, core: coreOf(o200k) },
-  cl100k_base: { split: CL100K_TOKEN_SPLIT_REGEX, core: coreOf(cl100k) },
-};
-
-/** Pieces up to this many characters go through the library's (quadratic but cached) merge. */
-const LIBRARY_PIECE_CHARS = 256;
+/** Counts of pieces that are more than one token, per encoding; cleared when full (the library kept 100,000 too). */
+const MERGED_CACHE_SIZE = 100_000;
+/** Longer pieces (base64 blobs, long runs) are rare repeats and would hold large strings: not cached. */
+const CACHED_PIECE_CHARS = 256;
+const merged: Record<TokenizerName, Map<string, number>> = { o200k_base: new Map(), cl100k_base: new Map() };
 const utf8 = new TextEncoder();
 
-/** Exact token count of one pre-tokenizer piece, in O(n log n) whatever its length. */
-function pieceTokens(piece: string, e: Encoding): number {
-  if (e.core.getBpeRankFromString(piece) !== undefined) return 1;
-  if (piece.length <= LIBRARY_PIECE_CHARS) return e.core.bytePairEncode(piece).length;
-  // ASCII: byte offsets are string offsets, and the string lookup skips UTF-8 decoding.
-  if (/^[\x00-\x7f]*$/.test(piece)) return mergeCount(piece.length, (a, b) => e.core.getBpeRankFromString(piece.slice(a, b)));
-  const bytes = utf8.encode(piece);
-  return mergeCount(bytes.length, (a, b) => e.core.getBpeRankFromBytes(bytes.subarray(a, b)));
+function isAscii(piece: string): boolean {
+  for (let i = 0; i < piece.length; i++) if (piece.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** Exact token count of one pre-tokenizer piece: one lookup when it is a token, else the O(n log n) merge. */
+function pieceTokens(piece: string, table: BpeTable, cache: Map<string, number>): number {
+  const ascii = isAscii(piece);
+  // ASCII: byte offsets are string offsets, and the lookup reads the string without encoding it.
+  if (ascii && table.rankOfAscii(piece, 0, piece.length) !== undefined) return 1;
+  const known = cache.get(piece);
+  if (known !== undefined) return known;
+  let count: number;
+  if (ascii) {
+    count = mergeCount(piece.length, (a, b) => table.rankOfAscii(piece, a, b));
+  } else {
+    const bytes = utf8.encode(piece);
+    if (table.rankOfBytes(bytes, 0, bytes.length) !== undefined) return 1;
+    count = mergeCount(bytes.length, (a, b) => table.rankOfBytes(bytes, a, b));
+  }
+  if (piece.length > CACHED_PIECE_CHARS) return count;
+  if (cache.size >= MERGED_CACHE_SIZE) cache.clear();
+  cache.set(piece, count);
+  return count;
 }
 
 /**
@@ -58,8 +48,9 @@ function pieceTokens(piece: string, e: Encoding): number {
  */
 export function countTokens(text: string, tokenizer: TokenizerName = 'o200k_base'): number {
   if (text.length === 0) return 0;
-  const e = ENCODINGS[tokenizer];
+  const table = tokenTable(tokenizer);
+  const cache = merged[tokenizer];
   let total = 0;
-  for (const [piece] of text.matchAll(e.split)) total += pieceTokens(piece, e);
+  for (const [piece] of text.matchAll(SPLIT[tokenizer])) total += pieceTokens(piece, table, cache);
   return total;
 }

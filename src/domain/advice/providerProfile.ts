@@ -1,5 +1,5 @@
 import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from '../../../workers/text/recommend.js';
-import { tokenizerFor } from '../../../workers/shared/tokens.js';
+import { tokenizerFor } from '../../../workers/shared/tokenizerName.js';
 import { priceFor, type PriceTable } from '../../providers/llm/prices.js';
 import { CACHE_RULES, providerOfModel, rulesView, type CacheProvider } from '../cacheAdvisory/rules.js';
 import { notFound } from '../errors.js';

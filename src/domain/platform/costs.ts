@@ -1,5 +1,5 @@
 import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
-import { tokenizerFor } from '../../../workers/shared/tokens.js';
+import { tokenizerFor } from '../../../workers/shared/tokenizerName.js';
 import { costMicros, priceFor, type PriceEntry, type PriceTable } from '../../providers/llm/index.js';
 import type { Call } from '../call.js';
 import { invalid } from '../errors.js';
