@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { copyJsonRowsInto } from './copyCsv.js';
+import { PGLITE_OPTIONS } from './pgliteSettings.js';
 import { toWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
 
 const port = parentPort!;
@@ -61,7 +62,7 @@ async function copy(id: number, table: string, columns: readonly string[], rows:
 if (dataDir !== 'memory://') mkdirSync(dataDir, { recursive: true });
 // The template sits in shared memory; the Blob takes its own copy of it.
 const templateBlob = template ? new Blob([template as Uint8Array<ArrayBuffer>]) : null;
-const pg = dataDir !== 'memory://' ? new PGlite(dataDir) : templateBlob ? new PGlite({ loadDataDir: templateBlob }) : new PGlite();
+const pg = dataDir !== 'memory://' ? new PGlite(dataDir, PGLITE_OPTIONS) : new PGlite({ ...PGLITE_OPTIONS, ...(templateBlob ? { loadDataDir: templateBlob } : {}) });
 
 port.on('message', (m: PgliteRequest) => {
   switch (m.op) {
