@@ -16,7 +16,8 @@ export interface SecretShape {
 
 // A value after `=` or `:`: quoted, or a run up to whitespace or a quote (passwords hold & , ; too:
 // a query string's next parameter going with it is the price of not leaving a password's tail).
-const VALUE = String.raw`("[^"\r\n]*"|'[^'\r\n]*'|[^\s"'<>]+)`;
+// A quoted value cut before its closing quote (the end of what is searched) still goes.
+const VALUE = String.raw`("[^"\r\n]*(?:"|$)|'[^'\r\n]*(?:'|$)|[^\s"'<>]+)`;
 const ASSIGN = String.raw`["']?[ \t]*[:=][ \t]*`;
 
 export const SECRET_SHAPES: readonly SecretShape[] = [
@@ -40,8 +41,10 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   { kind: 'bearer_token', label: 'bearer tokens (Bearer <16+ token characters>)', pattern: /\b(Bearer[ \t]+)([A-Za-z0-9._~+/=-]{16,})/g, group: 2 },
   {
     kind: 'assigned_secret',
-    label: 'values assigned to password, passwd, pwd, secret, token, api_key, access_key, client_secret, private_key (= or :)',
-    pattern: new RegExp(String.raw`(\b[\w.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)${ASSIGN})${VALUE}`, 'gi'),
+    label: 'values assigned (= or :) to a name ending in password, passwd, pwd, secret, secret_key, token, api_key, apikey, access_key, private_key',
+    // The name's end is enough (db_password=, client_secret:, GITHUB_TOKEN=); a name running on past
+    // the word (secretary:) is not a secret's.
+    pattern: new RegExp(String.raw`((?:password|passwd|pwd|secret|secret[_-]?key|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key)${ASSIGN})${VALUE}`, 'gi'),
     group: 2,
   },
 ];

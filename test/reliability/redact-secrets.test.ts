@@ -108,6 +108,9 @@ describe('credential shapes in customer text', () => {
     }
     const akia = `AKIA${pick(UPPER, 16)}`;
     expect(inputPreview(`${'word '.repeat(19)}${akia}`)).toBe(`${'word '.repeat(19)}[redacted:aws_access_key_id]`.slice(0, 100));
+    // A quoted value longer than the part of the line searched still goes from its first character.
+    expect(inputPreview(`${'x'.repeat(80)} password="${'p4ss'.repeat(600)}"`)).toBe(`${'x'.repeat(80)} password=[redacted:assigned_secret]`.slice(0, 100));
+    expect(inputPreview(`SECRET_KEY=${'k'.repeat(50)} rest`)).toBe('SECRET_KEY=[redacted:assigned_secret] rest');
     // A secret on a later line never reaches the preview (only the first line is kept).
     expect(inputPreview(`hello\n${gc}`)).toBe('hello');
   });

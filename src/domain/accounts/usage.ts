@@ -28,8 +28,12 @@ export interface UsageEventInput {
 
 const storable = (text: string | null | undefined) => (text == null ? null : storableText(text));
 
-/** How much of the first line is searched for credentials: far past the 100 kept, past any credential shape. */
-const PREVIEW_SCAN_CHARS = 16_384;
+/**
+ * How much of the first line is searched for credentials. A credential starting within the 100
+ * characters kept is found from its start (a prefix, a name, a scheme: all well inside 1,024), and a
+ * cut one still matches up to the cut; searching further costs time on every call and changes nothing kept.
+ */
+const PREVIEW_SCAN_CHARS = 1024;
 
 /**
  * The spec's input preview: first line only, at most 100 characters; the full text is never stored.
