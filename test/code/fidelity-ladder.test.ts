@@ -109,12 +109,15 @@ describe('compress-code ladder on a small file', () => {
   });
 });
 
+/** A function with a long body: room in the level's share for a doc to be kept whole. */
+const body = (lines: number) => `export function work(n: number): number {\n${Array.from({ length: lines }, (_, k) => `  n = (n * ${k + 3} + ${k * 7}) % 1000003;`).join('\n')}\n  return n;\n}\n`;
+
 describe('doc comments inside kept TypeScript shapes', () => {
   const doc = (what: string) =>
     `    /**\n     * The ${what} a client advertises to the server it connects to.\n     *\n     * It is sent once, in the initialize request, and never again.\n     * Servers read it to decide which requests they may send back.\n     *\n     * @example\n     * \`\`\`ts\n     * new Client({ name: 'x', version: '1.0.0' }, { ${what}: {} });\n     * \`\`\`\n     */`;
   const code = `export type ClientOptions = {\n${doc('capabilities')}\n    capabilities?: Capabilities;\n${doc('validator')}\n    validator?: Validator;\n};\n\nexport declare enum Mode {\n${doc('mode')}\n    Form = "form",\n    Url = "url"\n}\n`;
 
-  it('are cut to their first sentence at balanced, dropped at outline, kept whole at detailed, like a class member\'s', () => {
+  it('are cut to their first sentence at balanced, dropped at outline, kept whole at detailed when they fit its budget, like a class member\'s', () => {
     const at = (fidelity: 'outline' | 'balanced' | 'detailed') => compressCode({ code, filename: 'client.d.ts', fidelity }).skeleton;
     for (const fidelity of ['outline', 'balanced', 'detailed'] as const) {
       for (const line of ['export type ClientOptions = {', '    capabilities?: Capabilities;', '    validator?: Validator;', '    Form = "form",']) expect(at(fidelity), fidelity).toContain(line);
@@ -122,7 +125,17 @@ describe('doc comments inside kept TypeScript shapes', () => {
     expect(at('balanced')).toContain('The capabilities a client advertises to the server it connects to.');
     expect(at('balanced')).not.toContain('@example');
     expect(at('outline')).not.toContain('The capabilities a client advertises');
-    expect(at('detailed')).toContain('@example');
+    // Whole, the three docs (with their @example blocks) are most of the file: they pass detailed's 40%
+    // budget, which detailed holds since issue 48, so it keeps their first sentences (before: 100%).
+    const detailed = compressCode({ code, filename: 'client.d.ts', fidelity: 'detailed' });
+    expect(detailed.compressed_tokens).toBeLessThanOrEqual(detailed.token_budget);
+    expect(detailed.skeleton).toContain('The capabilities a client advertises to the server it connects to.');
+    expect(detailed.skeleton).not.toContain('@example');
+    // One doc alone fits: kept whole at detailed.
+    const one = `export type ClientOptions = {\n${doc('capabilities')}\n    capabilities?: Capabilities;\n};\n\n${body(40)}`;
+    const small = compressCode({ code: one, filename: 'client.ts', fidelity: 'detailed' });
+    expect(small.skeleton).toContain('@example');
+    expect(small.compressed_tokens).toBeLessThanOrEqual(small.token_budget);
   });
 });
 

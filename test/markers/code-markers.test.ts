@@ -57,7 +57,8 @@ describe(`navigable code markers over REST (${DB_KIND})`, () => {
           continue;
         }
         // No elision without an id: a bare `{ … }` or a Python `...` line is the plain engine's spelling.
-        expect(out.match(/\{ … \}/g), `${fidelity}: unlabelled body`).toBeNull();
+        // (Kept source may quote the spelling itself: units.ts writes '{ … }' in code and comments.)
+        expect((out.match(/\{ … \}/g) ?? []).length, `${fidelity}: unlabelled body`).toBeLessThanOrEqual((code.match(/\{ … \}/g) ?? []).length);
         if (name.endsWith('.py')) expect(out.match(/^[ \t]*\.\.\.[ \t]*$/gm), `${fidelity}: unlabelled ...`).toBeNull();
         // The engine on its own gives the same ids and the spans they expand to.
         const direct = compressCode({ code, filename: name, fidelity, markerIds: true });
@@ -134,7 +135,8 @@ describe(`navigable structural markers (${DB_KIND})`, () => {
         expect(Number(n)).toBe(ordinal.get(ref!) ?? 0);
         ordinal.set(ref!, Number(n) + 1);
         expect(fileAt(m.index!)).toContain(hidden);
-        if (!m[0].startsWith('  #')) expect(hidden, m[0]).toMatch(/^\{[\s\S]*\}$/);
+        // A braced body after `{ …`; an arrow's expression body after `=> …` (nested functions are units since issue 48).
+        if (out.slice(m.index! - 3, m.index!) === '{ …') expect(hidden, m[0]).toMatch(/^\{[\s\S]*\}$/);
         if (!files.find((f) => f.content.includes(hidden))!.path.includes('crlf')) expect(Number(m[1])).toBe(countTokens(hidden));
       });
     }

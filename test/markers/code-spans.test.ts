@@ -20,17 +20,19 @@ describe('originalSpans', () => {
   it('a structural output over a CRLF file: every marked body maps back to its source', async () => {
     const crlf = LF.replace(/\n/g, '\r\n');
     const analyses = await analyzeFiles([{ path: 'w.py', content: crlf }]);
-    let nested = 0;
+    // Since issue 48 a class whose methods are shown opens as a header line above them (no marker of
+    // its own), so a structural output's spans no longer nest; the first test covers spans in any order.
+    let marked = 0;
     for (const token_budget of [100, 150, 200]) {
       const r = structuralFromAnalyses(analyses, { token_budget, markerIds: true });
       for (const m of r.markers ?? []) {
-        if (m.spans.some((s, k) => k > 0 && s < m.spans[k - 1]!)) nested++;
+        marked += m.spans.length / 2;
         const out = originalSpans(crlf, analyses[m.file]!.content, m.spans);
         for (let k = 0; k < out.length; k += 2) {
           expect(crlf.slice(out[k], out[k + 1]).replace(/\r\n/g, '\n')).toBe(analyses[m.file]!.content.slice(m.spans[k], m.spans[k + 1]));
         }
       }
     }
-    expect(nested).toBeGreaterThan(0);
+    expect(marked).toBeGreaterThan(0);
   });
 });

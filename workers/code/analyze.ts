@@ -5,10 +5,10 @@ import { foldBareCalls, maskBareCalls } from './cmask.js';
 import { extractByLines } from './fallback.js';
 import { LANGUAGES, languageFromFilename, normalizeLanguage } from './languages.js';
 import { countErrors, parse } from './parse.js';
-import { renderSkeleton } from './skeleton.js';
+import { levelChoice, renderSkeleton } from './skeleton.js';
 import { computeLineStarts, normalizeNewlines } from './text.js';
 import type { FileAnalysis, ParserPath } from './types.js';
-import { extract, type Extraction } from './units.js';
+import { emptyExtraction, extract, type Extraction } from './units.js';
 
 export interface AnalyzeInput {
   path: string;
@@ -67,7 +67,7 @@ export function analyzeInternal(input: AnalyzeInput, filename?: string | null, w
   let parseErrors = 0;
   let extraction: Extraction;
   if (content.trim().length === 0) {
-    extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
+    extraction = emptyExtraction();
     parser = detected.grammar ? 'tree-sitter' : 'line-fallback';
   } else if (detected.grammar) {
     const spec = LANGUAGES[detected.language]!;
@@ -100,8 +100,8 @@ export function analyzeInternal(input: AnalyzeInput, filename?: string | null, w
 /** Per-file work for the pool: parse, extract, render balanced skeleton and outline. Structured-cloneable. */
 export function analyzeFile(input: AnalyzeInput): FileAnalysis {
   const { analysis, extraction } = analyzeInternal(input);
-  analysis.skeleton = renderSkeleton(analysis.content, extraction, 'balanced');
-  analysis.outline = renderSkeleton(analysis.content, extraction, 'outline');
+  analysis.skeleton = renderSkeleton(analysis.content, extraction, levelChoice(extraction, 'balanced'));
+  analysis.outline = renderSkeleton(analysis.content, extraction, levelChoice(extraction, 'outline'));
   return analysis;
 }
 

@@ -1,4 +1,4 @@
-import { FIDELITY_BUDGET, isFidelity } from '../shared/fidelity.js';
+import { FIDELITY_BUDGET, isFidelity, type Fidelity } from '../shared/fidelity.js';
 import { countTokens, tokenizerFor } from '../shared/tokens.js';
 import { tokenStats } from '../shared/stats.js';
 import { analyzeInternal } from './analyze.js';
@@ -7,11 +7,9 @@ import { adjacency, buildEdges, CODE_PAGERANK, unitTable } from './graph.js';
 import { pagerank } from '../shared/pagerank.js';
 import { markerRef, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from '../text/markers.js';
 import { codeLabels, originalSpans } from './markers.js';
-import { renderAbstract, renderSkeleton } from './skeleton.js';
+import { balancedItems, cloneChoice, detailedItems, fill, type Filled, type LadderContext } from './ladder.js';
+import { levelChoice, renderAbstract, renderSkeleton, type LadderChoice } from './skeleton.js';
 import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
-
-/** Exact-count rounds when the estimated body costs overshoot the budget. */
-const MAX_FIT_ROUNDS = 6;
 
 /** Single-file path: skeleton at the requested fidelity, in-file dependency graph, PageRank importance. */
 export function compressCode(input: CompressCodeInput): CompressCodeResult {
@@ -45,92 +43,70 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
   // the chosen one is rendered again with its real ref (a hash of the original and the hidden spans).
   const labels = input.markerIds ? codeLabels(content, tokenizer) : null;
   const placeholder = labels?.(REF_PLACEHOLDER);
-  type Args = [level: 'detailed' | 'balanced' | 'outline', keep: Set<number> | undefined, trimDocs: boolean | undefined];
-  const rendered = new Map<string, { args: Args; spans: number[] }>();
-  const render = (...args: Args): string => {
-    const spans: number[] = [];
-    const text = renderSkeleton(content, extraction, args[0], args[1], args[2], placeholder, spans);
-    if (placeholder) rendered.set(text, { args, spans });
-    return text;
+  const render = (choice: LadderChoice): string => renderSkeleton(content, extraction, choice, placeholder);
+  const ladder: LadderContext = {
+    source: content,
+    ex: extraction,
+    order,
+    tokens: (text) => countTokens(text, tokenizer),
+    labelCost: placeholder ? countTokens(` 100 tokens #${REF_PLACEHOLDER}.10`, tokenizer) : 0,
+    render,
+    count,
   };
-  /**
-   * The level's skeleton plus the bodies of the most central units (PageRank order) while the whole
-   * stays within the level's share of the input (the text levels' shares, without the text floors: a
-   * code skeleton always keeps its signatures, so no level comes back empty). Signatures are never
-   * cut: a file whose bare skeleton passes the budget gets the bare skeleton.
-   */
-  const budgetOf = (level: 'balanced' | 'detailed') => Math.floor(original_tokens * FIDELITY_BUDGET[level]);
-  const filled = (level: 'balanced' | 'detailed', trimDocs: boolean): string => {
-    const budget = budgetOf(level);
-    const base = render(level, undefined, trimDocs);
-    let used = count(base);
-    // Detailed always shows at least one body, so it keeps more than balanced on any file with bodies.
-    const atLeast = level === 'detailed' ? 1 : 0;
-    if (used >= budget && !atLeast) return base;
-    const elided = new Set(extraction.bodies.map((b) => b.unit));
-    const added: number[] = [];
-    let cheapest: [number, number] | null = null;
-    for (const i of order) {
-      const u = units[i]!;
-      if (!elided.has(i) || u.bodyStart === null || u.bodyEnd === null) continue;
-      const extra = countTokens(content.slice(u.bodyStart, u.bodyEnd), tokenizer);
-      if (used + extra > budget) {
-        if (!cheapest || extra < cheapest[1]) cheapest = [i, extra];
-        continue;
-      }
-      added.push(i);
-      used += extra;
-    }
-    // Nothing fits: detailed passes its budget by the smallest body rather than equal balanced.
-    if (added.length < atLeast && cheapest) added.push(cheapest[0]);
-    // Body costs are estimates (the elision text they replace, docstrings): count exactly, drop the last few if over.
-    for (let round = 0; round < MAX_FIT_ROUNDS; round++) {
-      const out = render(level, new Set(added), trimDocs);
-      if (count(out) <= budget || added.length <= atLeast) return out;
-      added.splice(Math.max(atLeast, added.length - (1 << round)));
-    }
-    return base;
-  };
+  // The level's share of the input, without the text levels' floors: a skeleton's signatures are its floor
+  // (never cut), and a share of a tiny file is smaller than any body.
+  const budgetOf = (level: Fidelity) => Math.floor(original_tokens * FIDELITY_BUDGET[level]);
+  const token_budget = budgetOf(input.fidelity);
   let skeleton: string;
-  switch (input.fidelity) {
-    case 'raw':
-      skeleton = original;
-      break;
-    case 'abstract':
-      skeleton = renderAbstract(units, analysis.imports, analysis.language);
-      break;
-    case 'outline':
-      skeleton = render('outline', undefined, undefined);
-      break;
-    case 'balanced':
-      skeleton = filled('balanced', true);
-      break;
-    case 'detailed': {
-      // Docs whole when they fit the budget with the signatures, else cut to their first sentence as at
-      // balanced; never less than balanced keeps (source form can be shorter than balanced's compaction).
-      const whole = render('detailed', undefined, false);
-      const floor = count(filled('balanced', true));
-      const candidates = [count(whole) > budgetOf('detailed') ? filled('detailed', true) : filled('detailed', false), whole];
-      skeleton = candidates.find((c) => count(c) > floor) ?? filled('balanced', true);
-      break;
+  let chosen: LadderChoice | null = null;
+  let reason: string | null = null;
+  if (input.fidelity === 'raw') skeleton = original;
+  else if (input.fidelity === 'abstract') {
+    skeleton = renderAbstract(units, analysis.imports, analysis.language);
+    reason = 'the names of the units and imports are the abstract, never cut';
+  } else {
+    const outline = levelChoice(extraction, 'outline');
+    const level = input.fidelity;
+    let filled: Filled = { choice: outline, text: render(outline), tokens: 0 };
+    filled.tokens = count(filled.text);
+    if (level !== 'outline') {
+      filled = fill(ladder, outline, balancedItems(ladder), budgetOf('balanced'));
+      if (level === 'detailed') {
+        // Source form (no C-family compaction) when it fits; each level starts from what the one below chose.
+        const source = { ...cloneChoice(filled.choice), source: true };
+        const start = (extraction.compact.length === 0 && !extraction.scaffolding) || count(render(source)) <= token_budget ? source : filled.choice;
+        filled = fill(ladder, start, detailedItems(ladder), token_budget);
+      }
     }
+    skeleton = filled.text;
+    chosen = skeleton === original ? null : filled.choice;
+    reason = 'the signatures, imports and shapes (with their elision markers) are never cut';
   }
   let compressed_tokens = count(skeleton);
   // Never longer than the input: tiny files can grow by an elision marker.
   if (compressed_tokens > original_tokens || skeleton.length > original.length) {
     skeleton = original;
     compressed_tokens = original_tokens;
+    chosen = null;
+    reason = 'a skeleton would not be shorter than the input, so the input is returned as sent';
   }
   let markers: MarkerLayout | undefined;
-  const chosen = labels ? rendered.get(skeleton) : undefined;
-  if (labels && chosen?.spans.length) {
-    const spans = originalSpans(original, content, chosen.spans);
-    const textHash = textHashOf(original);
-    const ref = markerRef(textHash, spans);
-    skeleton = renderSkeleton(content, extraction, chosen.args[0], chosen.args[1], chosen.args[2], labels(ref));
-    compressed_tokens = count(skeleton);
-    markers = { ref, textHash, spans };
+  if (labels && chosen) {
+    const spans: number[] = [];
+    renderSkeleton(content, extraction, chosen, placeholder, spans);
+    if (spans.length > 0) {
+      const originals = originalSpans(original, content, spans);
+      const textHash = textHashOf(original);
+      const ref = markerRef(textHash, originals);
+      skeleton = renderSkeleton(content, extraction, chosen, labels(ref));
+      compressed_tokens = count(skeleton);
+      markers = { ref, textHash, spans: originals };
+    }
   }
+  const budget_note =
+    input.fidelity === 'raw' || compressed_tokens <= token_budget
+      ? null
+      : `${compressed_tokens} tokens against a ${input.fidelity} budget of ${token_budget}: ${reason}`;
   return {
     skeleton,
     language: analysis.language,
@@ -142,6 +118,8 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     fidelity: input.fidelity,
     tokenizer,
     parse_errors: analysis.parseErrors,
+    token_budget: input.fidelity === 'raw' ? original_tokens : token_budget,
+    budget_note,
     ...(markers ? { markers } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { identifiersIn, navigable, type Edit } from './text.js';
 import type { CodeUnit, ImportInfo, UnitKind } from './types.js';
-import type { Extraction } from './units.js';
+import { emptyExtraction, type Extraction } from './units.js';
 
 // Line-based extraction for languages without a grammar (Ruby, PHP, Kotlin, ...): declaration-looking
 // lines are units, import-looking lines are imports, everything else is dropped from the skeleton.
@@ -11,7 +11,7 @@ const KIND: Record<string, UnitKind> = { class: 'class', module: 'module', inter
 const KEYWORDS = new Set(['def', 'end', 'class', 'function', 'return', 'if', 'else', 'then', 'do', 'self', 'this', 'nil', 'null', 'true', 'false']);
 
 export function extractByLines(source: string, path: string): Extraction {
-  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
+  const out = emptyExtraction();
   const lines = source.split('\n');
   let offset = 0;
   const stack: { indent: number; unit: number }[] = [];
@@ -41,7 +41,7 @@ export function extractByLines(source: string, path: string): Extraction {
       if (docFrom >= 0) unit.doc = source.slice(docFrom, start).trim();
       out.units.push(unit);
       stack.push({ indent, unit: out.units.length - 1 });
-      if (docFrom >= 0) out.docDrops.push({ start: docFrom, end: start, text: '' });
+      if (docFrom >= 0) out.docs.push({ unit: out.units.length - 1, drop: [{ start: docFrom, end: start, text: '' }], trim: null, start: docFrom, end: start });
       docFrom = -1;
       continue;
     }

@@ -44,8 +44,33 @@ export function signatureText(index: CodeIndex, i: number): string {
     return doc ? `${indent}${u.signature}\n${bodyIndent}${doc}\n${bodyIndent}...` : `${indent}${u.signature} ...`;
   }
   const head = doc ? `${doc.split('\n').map((l) => indent + l.trim()).join('\n')}\n` : '';
-  const tail = u.bodyStart !== null ? ' { … }' : '';
+  // An arrow's expression body is not a block: `=> …`, not `=> { … }`.
+  const tail = u.bodyStart === null ? '' : a.content[u.bodyStart] === '{' ? ' { … }' : ' …';
   return `${head}${indent}${u.signature}${tail}`;
+}
+
+/**
+ * The line that opens a unit around shown members: `class Receiver extends Writable {` (its doc
+ * above it when asked), or a Python `class Foo:`; `close` is what ends it (brace languages).
+ */
+export function headerText(index: CodeIndex, i: number, withDoc: boolean): { open: string; close: string } {
+  const u = index.units[i]!;
+  const a = index.analyses[index.table.fileOf[i]!]!;
+  const indent = indentAt(a.content, u.start);
+  const doc = withDoc && u.doc ? shortDoc(u.doc) : null;
+  if (a.language === 'python') {
+    const inner = u.bodyStart !== null ? indentAt(a.content, u.bodyStart) : `${indent}    `;
+    return { open: doc ? `${indent}${u.signature}\n${inner.length > indent.length ? inner : `${indent}    `}${doc}` : `${indent}${u.signature}`, close: '' };
+  }
+  const head = doc ? `${doc.split('\n').map((l) => indent + l.trim()).join('\n')}\n` : '';
+  return { open: `${head}${indent}${u.signature} {`, close: `${indent}}` };
+}
+
+/** Enclosing units of a unit, outermost first. */
+function ancestors(index: CodeIndex, i: number): number[] {
+  const out: number[] = [];
+  for (let p = index.units[i]!.parent; p >= 0; p = index.units[p]!.parent) out.unshift(p);
+  return out;
 }
 
 function fullText(index: CodeIndex, i: number): string {
@@ -82,9 +107,24 @@ export function renderBudget(
     return c;
   };
   let used = 0;
+  // A member is shown under its class's header line (and a nested function under its function's): priced once each.
+  const opened = new Set<number>();
+  const headerCosts = (i: number): number[] => ancestors(index, i).filter((p) => !opened.has(p) && !tiers.has(p));
+  const headerTokenCache = new Map<number, number>();
+  const headerTokens = (p: number): number => {
+    let n = headerTokenCache.get(p);
+    if (n === undefined) {
+      const h = headerText(index, p, false);
+      headerTokenCache.set(p, (n = countTokens(h.open, tokenizer) + (h.close ? countTokens(h.close, tokenizer) : 0) + 2));
+    }
+    return n;
+  };
   const cost = (i: number, tokens: number): number => {
     const f = index.table.fileOf[i]!;
-    return tokens + 1 + (filesUsed.has(f) ? 0 : headerCost + importsOf(f));
+    return tokens + 1 + (filesUsed.has(f) ? 0 : headerCost + importsOf(f)) + headerCosts(i).reduce((s, p) => s + headerTokens(p), 0);
+  };
+  const open = (i: number): void => {
+    for (const p of headerCosts(i)) opened.add(p);
   };
   for (const i of order) {
     if (used >= budget * SIGNATURE_SHARE) break;
@@ -95,6 +135,7 @@ export function renderBudget(
       const tokens = countTokens(text, tokenizer);
       if (used + cost(i, tokens) <= budget * FULL_SHARE) {
         used += cost(i, tokens);
+        open(i);
         filesUsed.add(index.table.fileOf[i]!);
         pieces.push({ unit: i, tier: 'full', text, tokens });
         tiers.set(i, 'full');
@@ -107,6 +148,7 @@ export function renderBudget(
     const tokens = countTokens(label ? text.slice(0, label.at) + labelText(label.hidden, label.comment, 0) + text.slice(label.at) : text, tokenizer);
     if (used + cost(i, tokens) > budget * SIGNATURE_SHARE) continue;
     used += cost(i, tokens);
+    open(i);
     filesUsed.add(index.table.fileOf[i]!);
     pieces.push({ unit: i, tier: 'signature', text, tokens, ...(label ? { label } : {}) });
     tiers.set(i, 'signature');
@@ -151,7 +193,7 @@ function bodyLabel(index: CodeIndex, i: number, text: string, tokenizer: Tokeniz
   const u = index.units[i]!;
   if (u.bodyStart === null || u.bodyEnd === null) return undefined;
   const comment = text.endsWith('...');
-  const at = comment ? text.length : text.endsWith(' { … }') ? text.length - 2 : -1;
+  const at = comment ? text.length : text.endsWith(' { … }') ? text.length - 2 : text.endsWith(' …') ? text.length : -1;
   if (at < 0) return undefined;
   const content = index.analyses[index.table.fileOf[i]!]!.content;
   return { at, comment, hidden: countTokens(content.slice(u.bodyStart, u.bodyEnd), tokenizer) };
@@ -194,7 +236,32 @@ function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string
     const imports = importLines(index, f);
     if (imports) push(imports);
     const mark: StructuralMarks = { file: f, spans: [], refAt: [] };
+    const shown = new Set(list.map((p) => p.unit));
+    // Headers of the units enclosing what is shown, opened above their first shown member and closed after the last.
+    const stack: { unit: number; close: string }[] = [];
+    const closeTo = (chain: number[]) => {
+      while (stack.length > 0 && !chain.includes(stack.at(-1)!.unit)) {
+        const { close } = stack.pop()!;
+        if (close) push(close);
+      }
+    };
+    const hasShownMember = (i: number) => list.some((q) => q.unit !== i && ancestors(index, q.unit).includes(i));
     for (const p of list) {
+      const chain = ancestors(index, p.unit);
+      closeTo(chain);
+      for (const a of chain) {
+        if (stack.some((s) => s.unit === a) || shown.has(a)) continue;
+        const h = headerText(index, a, false);
+        push(h.open);
+        stack.push({ unit: a, close: h.close });
+      }
+      // A class shown as a signature whose members are shown too opens around them instead.
+      if (p.tier === 'signature' && hasShownMember(p.unit)) {
+        const h = headerText(index, p.unit, true);
+        push(h.open);
+        stack.push({ unit: p.unit, close: h.close });
+        continue;
+      }
       if (!p.label) {
         push(p.text);
         continue;
@@ -207,6 +274,7 @@ function assemble(index: CodeIndex, pieces: Piece[], outline: Map<number, string
       mark.refAt.push(length + p.label.at + label.lastIndexOf('#') + 1);
       push(p.text.slice(0, p.label.at) + label + p.text.slice(p.label.at));
     }
+    closeTo([]);
     if (mark.refAt.length) marks.push(mark);
     const extra = outline.get(f);
     if (extra) push(`… also: ${extra.join(', ')}`);

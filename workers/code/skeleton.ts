@@ -5,32 +5,51 @@ import { applyEdits, type Edit, type Labeler } from './text.js';
 import type { CodeUnit, ImportInfo } from './types.js';
 import type { Extraction } from './units.js';
 
+/** A doc's state in a rendering: dropped (outline), cut to its first sentence, or whole. */
+export const DOC_DROPPED = 0;
+export const DOC_CUT = 1;
+export const DOC_WHOLE = 2;
+
+/** What a rendering shows beyond the signatures (compress.ts fills it to each level's budget). */
+export interface LadderChoice {
+  /** Per doc of `Extraction.docs`: DOC_DROPPED, DOC_CUT or DOC_WHOLE. */
+  docs: Uint8Array;
+  /** Units whose bodies (their own statements; nested units' bodies are theirs) are shown. */
+  bodies: Set<number>;
+  /** Source form: no C-family compaction (detailed when it fits its budget). */
+  source: boolean;
+}
+
 /**
- * Outline: imports, signatures and shapes; docs and bodies elided.
- * Balanced: outline plus the first sentence of each doc (long docs cut, Python docstrings included).
- * Detailed: balanced in source form (no compaction), docs whole unless `trimDocs`.
- * Balanced and detailed also keep the bodies in `keepBodies` (chosen by compress.ts to fill the level's budget).
- * With `label`, elisions carry navigable markers and their hidden spans go to `spans` (compress.ts).
+ * The fixed renderings, without a budget: outline (no docs, no bodies), balanced (every doc cut to its
+ * first sentence) and detailed (every doc whole, source form). The structural path renders these.
  */
-export function renderSkeleton(
-  source: string,
-  ex: Extraction,
-  level: 'detailed' | 'balanced' | 'outline',
-  keepBodies?: Set<number>,
-  trimDocs = level === 'balanced',
-  label?: Labeler,
-  spans?: number[],
-): string {
+export function levelChoice(ex: Extraction, level: 'detailed' | 'balanced' | 'outline'): LadderChoice {
+  const state = level === 'outline' ? DOC_DROPPED : level === 'balanced' ? DOC_CUT : DOC_WHOLE;
+  return { docs: new Uint8Array(ex.docs.length).fill(state), bodies: new Set(), source: level === 'detailed' };
+}
+
+/**
+ * Signatures, imports and shapes always; each doc as `choice.docs` says; each body elided unless its
+ * unit is in `choice.bodies`. With `label`, elisions carry navigable markers and their hidden spans go
+ * to `spans` (compress.ts).
+ */
+export function renderSkeleton(source: string, ex: Extraction, choice: LadderChoice, label?: Labeler, spans?: number[]): string {
   const edits: Edit[] = [...ex.drops, ...ex.values];
-  if (level !== 'detailed') edits.push(...ex.compact);
-  if (level !== 'outline' && trimDocs) edits.push(...ex.docTrims);
-  if (level === 'outline') edits.push(...ex.docDrops);
+  if (!choice.source) edits.push(...ex.compact);
+  ex.docs.forEach((doc, i) => {
+    if (doc.inBody) return; // its body's elision shows it (below)
+    const state = choice.docs[i];
+    if (state === DOC_DROPPED) edits.push(...doc.drop);
+    else if (state === DOC_CUT && doc.trim) edits.push(doc.trim);
+  });
   for (const body of ex.bodies) {
-    if (level !== 'outline' && keepBodies?.has(body.unit)) continue;
-    edits.push(level === 'outline' ? body.noDoc : trimDocs ? (body.summaryDoc ?? body.keepDoc) : body.keepDoc);
+    if (choice.bodies.has(body.unit)) continue;
+    const state = body.doc === undefined ? DOC_WHOLE : choice.docs[body.doc];
+    edits.push(...(state === DOC_DROPPED ? body.noDoc : state === DOC_CUT ? (body.summaryDoc ?? body.keepDoc) : body.keepDoc));
   }
   const text = applyEdits(source, edits, label, spans);
-  return ex.scaffolding && level !== 'detailed' ? foldIncludes(tidyPreprocessor(text)) : text;
+  return ex.scaffolding && !choice.source ? foldIncludes(tidyPreprocessor(text)) : text;
 }
 
 /** Abstract: unit names grouped by container, one line per group. */

@@ -133,6 +133,10 @@ export interface CompressCodeResult extends TokenStats {
   fidelity: Fidelity;
   tokenizer: TokenizerName;
   parse_errors: number;
+  /** The level's budget in tokens: its share of the input (FIDELITY_BUDGET, no floor); raw: the input. */
+  token_budget: number;
+  /** Why `compressed_tokens` is over `token_budget` (signatures are never cut), or null when within it. */
+  budget_note: string | null;
   /** With markerIds, when the skeleton has markers: what the host stores to expand them. */
   markers?: MarkerLayout;
 }

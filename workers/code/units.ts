@@ -1,5 +1,6 @@
 import type { LangSpec } from './languages.js';
 import type { SyntaxNode, Tree } from './parse.js';
+import { commonJsExport, commonJsExportNames, innerRequires, requireImports } from './commonjs.js';
 import { CompactRuns, joinEnumerators } from './cruns.js';
 import { docstringSummary, leadingParagraph } from './docs.js';
 import { identifiersIn, indentAt, lineSpan, navigable, type Edit } from './text.js';
@@ -11,18 +12,50 @@ export interface Extraction {
   imports: ImportInfo[];
   /** Statements and stray comments removed at balanced and outline. */
   drops: Edit[];
-  /** Doc comments and module/class docstrings: kept at balanced, removed at outline. */
-  docDrops: Edit[];
+  /** Doc comments and docstrings, each shown whole, cut to its first sentence, or dropped (compress.ts budgets them). */
+  docs: DocItem[];
   /** Multi-line initialisers collapsed at balanced and outline. */
   values: Edit[];
   /** API-surface compaction (folded macro runs, joined enumerators): balanced and outline only. */
   compact: Edit[];
-  /** Long docs cut to the first sentence of their leading paragraph: balanced only. */
-  docTrims: Edit[];
   /** C family: strip preprocessor boilerplate from the balanced and outline text (scaffold.ts). */
   scaffolding?: boolean;
-  /** Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it, summaryDoc keeps its first sentence. */
-  bodies: { unit: number; keepDoc: Edit; noDoc: Edit; summaryDoc?: Edit }[];
+  /**
+   * Per-unit body elision; keepDoc keeps a Python docstring, noDoc drops it, summaryDoc keeps its first
+   * sentence (`doc`: that docstring's index in `docs`). A body holding nested definitions elides its
+   * own statements as several runs, around the nested units' signatures.
+   */
+  bodies: BodyElision[];
+}
+
+export interface BodyElision {
+  unit: number;
+  keepDoc: Edit[];
+  noDoc: Edit[];
+  summaryDoc?: Edit[];
+  doc?: number;
+}
+
+/** One doc comment or docstring: what removes it (outline) and what cuts it to its first sentence. */
+export interface DocItem {
+  /** The unit it documents, or -1 (the module's docstring, a kept statement's comment). */
+  unit: number;
+  /** Edits removing it; empty when its unit's body elision renders it (a Python function docstring). */
+  drop: Edit[];
+  /** Edit cutting it to its first sentence, or null when it is that short already. */
+  trim: Edit | null;
+  /** Its source span. */
+  start: number;
+  end: number;
+  /** A Python function docstring: its body elision's variants show it (BodyElision.doc). */
+  inBody?: boolean;
+  /** The module's docstring: what the file is, offered before any unit's doc. */
+  lead?: boolean;
+}
+
+/** An extraction with nothing in it (empty input). */
+export function emptyExtraction(): Extraction {
+  return { units: [], imports: [], drops: [], docs: [], values: [], compact: [], bodies: [] };
 }
 
 interface Ctx {
@@ -32,6 +65,8 @@ interface Ctx {
   exported: boolean;
   /** Statement list of a module or class (Python docstring position matters). */
   inClass: boolean;
+  /** Inside a function body: its definitions are local (never exported). */
+  local?: boolean;
 }
 
 /** Lines of a doc comment's first paragraph balanced keeps at most (C family sets its own). */
@@ -42,25 +77,19 @@ const BODY_WRAPPERS = new Set(['preproc_if', 'preproc_ifdef', 'preproc_else', 'p
 
 const NAME_TYPES = new Set(['identifier', 'field_identifier', 'type_identifier', 'property_identifier', 'destructor_name', 'operator_name', 'qualified_identifier', 'namespace_identifier', 'private_property_identifier', 'constant', 'template_function', 'scoped_identifier', 'primitive_type']);
 
-/** `module.exports`, `module.exports.name`, `exports.name`: the name, or null for the module itself. */
-const COMMONJS_TARGET = /^(?:module\.exports|exports)(?:\.([A-Za-z_$][\w$]*))?$/;
 /** Values an export list's pairs name (`twice: twice`, `parse: qs.parse`). */
 const EXPORTED_REFERENCE = new Set(['identifier', 'member_expression']);
 /** Objects of functions nested deeper than this are elided as values (the walk of hostile input stays shallow). */
 const MAX_OBJECT_DEPTH = 8;
+/** Unit kinds whose nested definitions are local (named functions inside a function are not its methods). */
+const FUNCTION_SCOPES = new Set<UnitKind>(['function', 'method', 'namespace', 'module']);
+/** Function bodies are walked for nested definitions this deep. */
+const MAX_NESTING = 12;
 /** Kept shapes whose members carry doc comments of their own (TypeScript). */
 const INNER_DOC_SHAPES = new Set(['type_alias_declaration', 'enum_declaration']);
 
-/** The assignment of a CommonJS export statement (`module.exports.x = …`), else null. */
-function commonJsExport(node: SyntaxNode): { assignment: SyntaxNode; name: string | null } | null {
-  const assignment = node.firstNamedChild;
-  if (assignment?.type !== 'assignment_expression') return null;
-  const m = COMMONJS_TARGET.exec(assignment.childForFieldName('left')?.text ?? '');
-  return m ? { assignment, name: m[1] ?? null } : null;
-}
-
 export function extract(spec: LangSpec, tree: Tree, source: string, path: string): Extraction {
-  const out: Extraction = { units: [], imports: [], drops: [], docDrops: [], values: [], compact: [], docTrims: [], bodies: [] };
+  const out = emptyExtraction();
   const compact = spec.compact;
   if (compact?.scaffolding) out.scaffolding = true;
   const runs = compact ? new CompactRuns(compact, source, out.compact) : null;
@@ -142,7 +171,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
     const named = nameOverride ?? nameOf(node);
     if (!named || !named.name) return -1;
     const container = named.container ?? ctx.container;
-    const effKind: UnitKind = kind === 'function' && ctx.container && ctx.containerKind !== 'namespace' && ctx.containerKind !== 'module' ? 'method' : kind;
+    const effKind: UnitKind = kind === 'function' && ctx.container && !FUNCTION_SCOPES.has(ctx.containerKind!) ? 'method' : kind;
     const outer = span ?? node;
     const signature = signatureOf(outer, body ? (py ? colonEnd(body) : body.startIndex) : null);
     // Enum shapes (C family): enumerators joined on one line at balanced.
@@ -163,7 +192,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       end: outer.endIndex,
       bodyStart: body ? body.startIndex : null,
       bodyEnd: body ? body.endIndex : null,
-      exported: exportedFor(named.name, signature, ctx, node),
+      exported: !ctx.local && exportedFor(named.name, signature, ctx, node),
       identifiers: [],
       calls: [],
       parent: ctx.parent,
@@ -174,10 +203,16 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
 
   /** Elide a function body in the language's idiom, keeping a Python docstring at balanced. */
   const elideBody = (unitIndex: number, body: SyntaxNode): void => {
+    // Statement lists only (a braced block, a Python block): an arrow's expression body defines nothing.
+    if (unitIndex >= 0 && nesting < MAX_NESTING && (py || source[body.startIndex] === '{')) {
+      // By offset: the binding may hand out a new object for the same node on each access.
+      const nested = new Set(body.namedChildren.filter(definesLocally).map((n) => n.startIndex));
+      if (nested.size > 0) return elideAround(unitIndex, body, nested);
+    }
     if (!py) {
       const text = source[body.startIndex] === '{' ? '{ … }' : '…';
       const edit = navigable({ start: body.startIndex, end: body.endIndex, text }, body.startIndex, body.endIndex);
-      out.bodies.push({ unit: unitIndex, keepDoc: edit, noDoc: edit });
+      out.bodies.push({ unit: unitIndex, keepDoc: [edit], noDoc: [edit] });
       return;
     }
     const first = body.firstNamedChild;
@@ -195,10 +230,111 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       const summary = docstringSummary(first.text);
       const summaryDoc =
         summary === null ? keepDoc : navigable({ start: from, end: body.endIndex, text: `${lead}${summary}\n${docIndent}...` }, first.startIndex, body.endIndex);
-      out.bodies.push({ unit: unitIndex, keepDoc, noDoc, summaryDoc });
+      const trim = summary === null ? null : { start: first.startIndex, end: first.endIndex, text: summary };
+      out.docs.push({ unit: unitIndex, drop: [], trim, start: first.startIndex, end: first.endIndex, inBody: true });
+      out.bodies.push({ unit: unitIndex, keepDoc: [keepDoc], noDoc: [noDoc], summaryDoc: [summaryDoc], doc: out.docs.length - 1 });
     } else {
-      out.bodies.push({ unit: unitIndex, keepDoc: noDoc, noDoc });
+      out.bodies.push({ unit: unitIndex, keepDoc: [noDoc], noDoc: [noDoc] });
     }
+  };
+
+  /** How deep function bodies are walked for nested definitions (the walk of hostile input stays shallow). */
+  let nesting = 0;
+
+  /** A statement of a function body that defines a named function or class (`function f`, `def g`, `const h = () => …`). */
+  const definesLocally = (node: SyntaxNode): boolean => {
+    const t = node.type;
+    if (t in functions || t in containers) return true;
+    if (wrappers.has(t)) return node.namedChildren.some(definesLocally);
+    if (!spec.valueHolders[t] || !declarators.size) return false;
+    return node.namedChildren.some((d) => declarators.has(d.type) && d.childForFieldName('name')?.type === 'identifier' && functionValues.has(d.childForFieldName('value')?.type ?? ''));
+  };
+
+  /**
+   * A body holding nested definitions: each nested function or class is a unit of its own (its
+   * signature shown, its body elided in turn), and the body's own statements between them collapse
+   * to one elision per run. Keeping the unit's body shows those runs; nested bodies are their units'
+   * to keep. Until 2026-12-03 the whole body was one elision, so debug's `common.js` (one `setup`
+   * function around ten others) named 1 of its 11 functions at every level.
+   */
+  const elideAround = (unitIndex: number, body: SyntaxNode, nested: Set<number>): void => {
+    const unit = out.units[unitIndex]!;
+    const ctx: Ctx = { container: unit.qualified, containerKind: unit.kind, parent: unitIndex, exported: false, inClass: false, local: true };
+    const gaps: Edit[] = [];
+    // Python: comments between the colon and the block are the body's own text too.
+    if (py) for (let c = body.previousSibling; c && c.type !== ':'; c = c.previousSibling) if (comments.has(c.type)) drop(gaps, c);
+    let run: SyntaxNode[] = [];
+    const flush = () => {
+      const code = run.filter((n) => !comments.has(n.type));
+      if (code.length > 0) gaps.push(gapElision(run[0]!, run.at(-1)!));
+      else for (const c of run) drop(out.drops, c);
+      run = [];
+    };
+    const children = body.namedChildren;
+    const first = children[0];
+    let docIndex: number | undefined;
+    if (py && first && isDocstring(first)) {
+      unit.doc = first.text;
+      docIndex = addDoc(unitIndex, [first], docstringSummary(first.text));
+    }
+    nesting++;
+    for (const child of children) {
+      if (docIndex !== undefined && child.startIndex === first!.startIndex) continue;
+      if (!nested.has(child.startIndex)) {
+        run.push(child);
+        continue;
+      }
+      // Comments directly above a nested definition are its doc, as at module level.
+      const attached: SyntaxNode[] = [];
+      let row = child.startPosition.row;
+      while (run.length > 0 && comments.has(run.at(-1)!.type) && run.at(-1)!.endPosition.row >= row - (attached.length === 0 && run.at(-1)!.text.startsWith('/**') ? 2 : 1)) {
+        const c = run.pop()!;
+        attached.unshift(c);
+        row = c.startPosition.row;
+      }
+      flush();
+      const ref = { unit: -1 };
+      visitStatement(child, ctx, out.drops, ref);
+      if (attached.length > 0) {
+        addDoc(ref.unit, attached, null);
+        if (ref.unit >= 0) out.units[ref.unit]!.doc ??= attached.map((c) => c.text).join('\n');
+      }
+    }
+    nesting--;
+    flush();
+    out.bodies.push({ unit: unitIndex, keepDoc: gaps, noDoc: gaps, ...(docIndex !== undefined ? { doc: docIndex } : {}) });
+  };
+
+  /** One elision for a run of a body's own statements, on its own line(s) when they start a line. */
+  const gapElision = (firstNode: SyntaxNode, lastNode: SyntaxNode): Edit => {
+    const lineStart = source.lastIndexOf('\n', firstNode.startIndex - 1) + 1;
+    const ownsLine = /^[ \t]*$/.test(source.slice(lineStart, firstNode.startIndex));
+    const start = ownsLine ? lineStart : firstNode.startIndex;
+    const text = `${ownsLine ? source.slice(lineStart, firstNode.startIndex) : ''}${ellipsis}`;
+    return navigable({ start, end: lastNode.endIndex, text }, firstNode.startIndex, lastNode.endIndex);
+  };
+
+  /**
+   * A doc (comments above a statement, or a docstring statement): dropped at outline, cut to its first
+   * sentence (`summary` for a docstring, the leading paragraph of comments) or whole, as the level's
+   * budget allows. Returns its index in `docs`.
+   */
+  const addDoc = (unit: number, nodes: SyntaxNode[], summary: string | null, cut = true): number => {
+    const start = nodes[0]!.startIndex;
+    const end = nodes.at(-1)!.endIndex;
+    const dropEdits: Edit[] = [];
+    for (const n of nodes) drop(dropEdits, n);
+    let trim: Edit | null = null;
+    if (!cut) {
+      // no cut form: the doc is shown whole or dropped
+    } else if (isDocstring(nodes[0]!)) {
+      if (summary !== null) trim = navigable({ start, end, text: summary }, start, end);
+    } else {
+      const text = leadingParagraph(source.slice(start, end), compact?.docLines ?? DOC_LINES);
+      if (text !== null) trim = navigable({ start, end, text }, start, end);
+    }
+    out.docs.push({ unit, drop: dropEdits, trim, start, end });
+    return out.docs.length - 1;
   };
 
   const visitFunction = (node: SyntaxNode, ctx: Ctx, span?: SyntaxNode): number => {
@@ -219,7 +355,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
       unit.bodyStart = name.endIndex;
       unit.bodyEnd = node.endIndex;
       const edit = navigable({ start: name.endIndex, end: node.endIndex, text: ' { … }' }, name.endIndex, node.endIndex);
-      out.bodies.push({ unit: u, keepDoc: edit, noDoc: edit });
+      out.bodies.push({ unit: u, keepDoc: [edit], noDoc: [edit] });
     }
     return u;
   };
@@ -469,6 +605,14 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         return 1;
       }
     }
+    // `const x = require('./x')`: an import line (kept verbatim, resolved to a file like an ES import).
+    if (cjs && !ctx.local) {
+      const required = requireImports(node);
+      if (required) {
+        out.imports.push(...required.imports);
+        if (required.all) return 1;
+      }
+    }
     if (keep.has(type)) {
       if (py && type === 'expression_statement') {
         const first = node.firstNamedChild;
@@ -478,7 +622,7 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         }
       }
       if (type in shapes) ref.unit = addUnit(node, shapes[type]!, ctx, node.childForFieldName('body'));
-      if (INNER_DOC_SHAPES.has(type)) memberDocs(node);
+      if (INNER_DOC_SHAPES.has(type)) memberDocs(node, ref.unit);
       const u = visitKept(node, ctx);
       if (u >= 0) ref.unit = u;
       return 1;
@@ -509,18 +653,19 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
         continue;
       }
       if (py && first && isDocstring(child) && (ctx.inClass || ctx.parent === -1)) {
-        // Module/class docstring: kept at balanced, dropped at outline.
+        // Module/class docstring: dropped at outline, cut or whole as the level's budget allows.
         first = false;
-        const [s, e] = lineSpan(source, child.startIndex, child.endIndex);
-        out.docDrops.push({ start: s, end: e, text: '' });
-        const summary = docstringSummary(child.text);
-        if (summary !== null) out.docTrims.push(navigable({ start: child.startIndex, end: child.endIndex, text: summary }, child.startIndex, child.endIndex));
+        const d = addDoc(ctx.inClass ? ctx.parent : -1, [child], docstringSummary(child.text));
+        if (!ctx.inClass) out.docs[d]!.lead = true;
         kept++;
         continue;
       }
       first = false;
       const ref = { unit: -1 };
+      const before = out.units.length;
       const k = visitStatement(child, ctx, into, ref);
+      // The doc documents the statement's unit, or the first one it defines (a C prototype, a Go type).
+      const docUnit = ref.unit >= 0 ? ref.unit : out.units.length > before ? before : -1;
       kept += k;
       // Statements dropped anyway (a `DEFINE_STACK_OF(X)` line) do not break a macro run.
       if (runs?.joins(child, k > 0 && ref.unit < 0)) run.push(child);
@@ -541,13 +686,15 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
           row = c.startPosition.row;
         } else drop(into, c);
       }
-      for (const c of attached) drop(out.docDrops, c);
       // A folded macro run drops its comments at balanced, the one above it included.
-      if (run.length === 1 && run[0] === child && runs!.isMacro(child) && attached.length > 0) runStart = ownLineStart(attached[0]!);
-      // Every language cuts a long doc comment to its first sentence at balanced (C family: its own line cap).
-      else if (attached.length > 0) trimDoc(attached, compact?.docLines ?? DOC_LINES);
-      if (ref.unit >= 0 && attached.length > 0) {
-        const unit = out.units[ref.unit]!;
+      if (run.length === 1 && run[0] === child && runs!.isMacro(child) && attached.length > 0) {
+        runStart = ownLineStart(attached[0]!);
+        addDoc(docUnit, attached, null, false);
+      }
+      // Every language cuts a long doc comment to its first sentence where the budget is short (C family: its own line cap).
+      else if (attached.length > 0) addDoc(docUnit, attached, null);
+      if (docUnit >= 0 && attached.length > 0) {
+        const unit = out.units[docUnit]!;
         unit.doc ??= attached.map((c) => c.text).join('\n');
       }
       pending = [];
@@ -568,26 +715,35 @@ export function extract(spec: LangSpec, tree: Tree, source: string, path: string
    * members) are docs like a class member's: dropped at outline, cut to their first sentence at
    * balanced. Kept whole before 2026-11-27, so balanced saved 7% on the MCP SDK's declaration files.
    */
-  const memberDocs = (node: SyntaxNode): void => {
+  const memberDocs = (node: SyntaxNode, unit: number): void => {
     for (const c of node.descendantsOfType('comment')) {
-      if (!c.text.startsWith('/**')) continue;
-      drop(out.docDrops, c);
-      trimDoc([c], compact?.docLines ?? DOC_LINES);
+      if (c.text.startsWith('/**')) addDoc(unit, [c], null);
     }
-  };
-
-  /** Balanced keeps the first sentence of a long doc's leading paragraph (docs.ts). */
-  const trimDoc = (docs: SyntaxNode[], maxLines: number): void => {
-    const start = docs[0]!.startIndex;
-    const end = docs.at(-1)!.endIndex;
-    const text = leadingParagraph(source.slice(start, end), maxLines);
-    if (text !== null) out.docTrims.push(navigable({ start, end, text }, start, end));
   };
 
   const root = tree.rootNode;
   walkBody(root, { container: null, containerKind: null, parent: -1, exported: false, inClass: false }, out.drops);
+  if (scriptFile) markCommonJsExports(root, out.units);
+  if (cjs && source.includes('require(')) out.imports.push(...innerRequires(root, out.imports));
   attachCallsAndIdentifiers(spec, root, source, out.units, keywords);
   return out;
+}
+
+/**
+ * A CommonJS module's public surface is what `module.exports` / `exports.x` name: a top-level unit
+ * is exported when it is named there (or its export statement defined it), a member when its
+ * container is. A script without such statements keeps its whole top level as its API.
+ */
+function markCommonJsExports(root: SyntaxNode, units: CodeUnit[]): void {
+  const names = commonJsExportNames(root);
+  if (!names) return;
+  const statements = root.namedChildren.filter((n) => commonJsExport(n) !== null);
+  const byExport = (u: CodeUnit) => statements.some((n) => u.start >= n.startIndex && u.end <= n.endIndex);
+  units.forEach((u) => {
+    if (!u.exported) return;
+    if (u.parent >= 0) u.exported = units[u.parent]!.exported;
+    else u.exported = byExport(u) || names.has(u.name) || (u.container !== null && names.has(u.container.split('.')[0]!));
+  });
 }
 
 /** A loose directive operand in an ERROR node: the name after `#ifndef`, the `"C"` after `extern`. */
@@ -681,8 +837,8 @@ function attachCallsAndIdentifiers(spec: LangSpec, root: SyntaxNode, source: str
       list.push(u.name);
     }
     u.calls = [...(calls.get(i) ?? [])];
-    // Containers: header and member names; leaves: the whole text.
-    const text = children.has(i) ? `${u.signature}\n${u.doc ?? ''}` : source.slice(u.start, u.end);
+    // Containers: header and member names; functions (nested ones included) and leaves: the whole text.
+    const text = children.has(i) && u.kind !== 'function' && u.kind !== 'method' ? `${u.signature}\n${u.doc ?? ''}` : source.slice(u.start, u.end);
     u.identifiers = identifiersIn(text, keywords);
   });
   for (const [i, names] of children) units[i]!.identifiers.push(...names.filter((n) => !units[i]!.identifiers.includes(n)));
