@@ -97,10 +97,30 @@ export async function fetchOutside(url: URL, init: RequestInit & { timeoutMs: nu
   const { timeoutMs, ...rest } = init;
   try {
     const res = await fetch(url, { ...rest, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    const text = (await res.text()).slice(0, 65_536);
-    if (res.status >= 300 && res.status < 400) throw badGateway(what, url.host, 'redirect', `${res.status} to ${(res.headers.get('location') ?? '?').slice(0, 200)}`);
-    return { status: res.status, text };
+    if (res.status >= 300 && res.status < 400) {
+      await res.body?.cancel();
+      throw badGateway(what, url.host, 'redirect', `${res.status} to ${(res.headers.get('location') ?? '?').slice(0, 200)}`);
+    }
+    return { status: res.status, text: await cappedText(res, MAX_ANSWER_BYTES) };
   } catch (err) {
     throw outsideFailure(err, what, url);
   }
+}
+
+/** The most of an answer read (the rest is dropped unread). */
+const MAX_ANSWER_BYTES = 65_536;
+
+async function cappedText(res: Response, maxBytes: number): Promise<string> {
+  if (!res.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = res.body.getReader();
+  while (size < maxBytes) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    size += value.length;
+  }
+  await reader.cancel().catch(() => {});
+  return Buffer.concat(chunks).subarray(0, maxBytes).toString('utf8');
 }
