@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { waitForJob } from '../batchqueue/helpers.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
@@ -93,6 +94,39 @@ describe(`usage previews and the account's privacy setting (${DB_KIND})`, () => 
     expect((await server.request('PATCH', '/v1/account/settings', { body: { store_input_previews: true } })).json).toEqual({ store_input_previews: true });
     expect((await server.request('POST', '/v1/compress', { body: { text: 'Visible again.' } })).status).toBe(200);
     expect((await lastPreview()).api).toBe('Visible again.');
+  });
+
+  it('background work (a queued batch) follows the setting of the account that queued it', async () => {
+    const get = (path: string) => server.request('GET', path);
+    const client = await connectMcp(server.url, server.ownerKey);
+    const aws = awsKeyId();
+    const previews = async (jobId: string) =>
+      (await server.app.services.db.query<{ input_preview: string | null }>(
+        `select input_preview from usage_events where method = 'batch' and created_at >= (select created_at from batch_jobs where id = $1) order by created_at`,
+        [jobId],
+      )).map((r) => r.input_preview);
+    try {
+      const on = await call(client, 'batch_compress_queue', { documents: [{ text: `Queued with ${aws} inside.` }] });
+      expect(on.isError, JSON.stringify(on.data)).toBe(false);
+      await waitForJob(get, on.data.job_id);
+      expect(await previews(on.data.job_id)).toEqual(['Queued with [redacted:aws_access_key_id] inside.']);
+
+      expect((await server.request('PATCH', '/v1/account/settings', { body: { store_input_previews: false } })).status).toBe(200);
+      // Queued with another key of the account: the worker looks its caller up afresh (it keeps one
+      // per key for a second, docs/decisions.md), so this shows the setting read by background work.
+      const other = await connectMcp(server.url, (await server.request('POST', '/v1/keys', { body: { name: 'queue' } })).json.key);
+      try {
+        const off = await call(other, 'batch_compress_queue', { documents: [{ text: 'Queued while previews are off.' }] });
+        expect(off.isError, JSON.stringify(off.data)).toBe(false);
+        await waitForJob(get, off.data.job_id);
+        expect(await previews(off.data.job_id)).toEqual([null]);
+      } finally {
+        await other.close();
+      }
+    } finally {
+      await server.request('PATCH', '/v1/account/settings', { body: { store_input_previews: true } });
+      await client.close();
+    }
   });
 
   it("one account's setting is its own", async () => {
