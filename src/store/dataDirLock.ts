@@ -40,11 +40,13 @@ export class DataDirLockedError extends Error {
     readonly holder: LockHolder,
     readonly lockPath: string,
   ) {
-    const checkable = holder.pid > 0 && holder.hostname === hostname();
-    super(
-      `${dataDir} is in use by ${describeHolder(holder)}: one process at a time may open an embedded database folder` +
-        (checkable ? '' : ` (if that process is gone, its lock is taken over ${LEASE_MS / 1000} s after its last heartbeat, or remove ${lockPath})`),
-    );
+    const advice =
+      holder.pid <= 0
+        ? ` (remove ${lockPath} if no server or gc command uses this folder)`
+        : holder.hostname !== hostname()
+          ? ` (if that process is gone, its lock is taken over ${LEASE_MS / 1000} s after its last heartbeat, or remove ${lockPath})`
+          : '';
+    super(`${dataDir} is in use by ${describeHolder(holder)}: one process at a time may open an embedded database folder${advice}`);
     this.name = 'DataDirLockedError';
   }
 }

@@ -131,6 +131,13 @@ describe(`the data folder lock (${DB_KIND})`, () => {
     lock.release();
   });
 
+  it('an unreadable lock file is never taken as stale: refused, naming the file to remove', async () => {
+    const dir = folder();
+    writeFileSync(join(dir, LOCK_FILE), 'not json');
+    await expect(acquireDataDirLock(dir, 'cli')).rejects.toThrow(`remove ${join(dir, LOCK_FILE)} if no server or gc command uses this folder`);
+    expect(readFileSync(join(dir, LOCK_FILE), 'utf8')).toBe('not json');
+  });
+
   it('four processes racing for one stale lock: exactly one takes it over', async () => {
     const dir = folder();
     const dead = await contender(dir);
