@@ -28,6 +28,27 @@ export interface Unit {
   lineCount: number;
 }
 
+/**
+ * A sentence that points back to what came before (issue 48: anaphora): it opens with a pronoun
+ * ("It also…", "They…") or has a demonstrative among its first words ("With longer durations these
+ * numbers will differ more."); "this" inside a sentence is left alone ("Since this library…" names the subject).
+ */
+const POINTS_BACK = /^(?:(?:it|its|they|their|them|these|those|this|that|such)\b(?!\s*[-:=(`])|(?:\S+\s+){1,4}(?:these|those|such)\s+\p{L})/iu;
+
+/**
+ * The sentence a pointing-back sentence i refers to: the sentence before it in its block, or the last
+ * sentence of the block before when i opens a paragraph of the same section; -1 when none (after a heading).
+ */
+function antecedentOf(units: Unit[], blocks: Block[], i: number): number {
+  const prev = units[i - 1];
+  if (!prev || prev.kind !== 'sentence') return -1;
+  const u = units[i]!;
+  if (prev.block === u.block) return i - 1;
+  const a = blocks[prev.block]!, b = blocks[u.block]!;
+  const sameSection = a.headings.length === b.headings.length && a.headings.every((h, k) => h === b.headings[k]);
+  return sameSection && prev.block === u.block - 1 ? i - 1 : -1;
+}
+
 export function buildUnits(text: string, blocks: Block[]): Unit[] {
   const units: Unit[] = [];
   const add = (u: Omit<Unit, 'indexInBlock' | 'requires' | 'lineCount'> & Partial<Unit>) => {
@@ -35,9 +56,13 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
     return units.length - 1;
   };
   const sentencesOf = (blk: Block, b: number) =>
-    splitSentences(text.slice(blk.contentStart, blk.contentEnd)).forEach((s, k) =>
-      add({ kind: 'sentence', block: b, start: blk.contentStart + s.start, end: blk.contentStart + s.end, indexInBlock: k }),
-    );
+    splitSentences(text.slice(blk.contentStart, blk.contentEnd)).forEach((s, k) => {
+      const start = blk.contentStart + s.start;
+      const i = add({ kind: 'sentence', block: b, start, end: blk.contentStart + s.end, indexInBlock: k });
+      // A sentence that opens by pointing back ("These numbers…", "It also…") needs the sentence it points to.
+      const antecedent = POINTS_BACK.test(text.slice(start, start + 60)) ? antecedentOf(units, blocks, i) : -1;
+      if (antecedent >= 0) units[i]!.requires = [antecedent];
+    });
   blocks.forEach((blk, b) => {
     switch (blk.kind) {
       case 'heading': {
