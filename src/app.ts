@@ -16,6 +16,7 @@ import { BatchQueueWorker } from './domain/batchQueue/worker.js';
 import { startTaskSweeper } from './domain/federation/tasks.js';
 import { setFederationSettings } from './domain/federation/urls.js';
 import { startWebhookSealing } from './domain/federation/webhookSecrets.js';
+import { startPreviewRedaction } from './domain/accounts/previewRedaction.js';
 import { startConnectorScheduler } from './domain/connectors/scheduler.js';
 import { mcpNodeTools } from './mcp/nodeTools.js';
 import { CodeIntelHub } from './codeIntel/hub.js';
@@ -111,6 +112,10 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     // Webhook signing secrets are sealed at rest; plain ones an earlier version stored are sealed now,
     // before the outbox sender (below) signs deliveries with them.
     await startWebhookSealing(db, config.llm.keySecret, log);
+    // Usage previews stored before they were redacted are redacted once, in the background; stopped at shutdown.
+    const previewRedaction = startPreviewRedaction(db, log);
+    background.add('usage preview redaction', previewRedaction.done);
+    opened.push(async () => previewRedaction.stop());
     // Provider clients, their breakers (added to `breakers`, shown in diagnostics) and the outbox sender.
     const commerce = await createCommerce({ db, log, breakers }, { ...config.commerce, ...options.commerce });
     opened.push(() => commerce.close());
