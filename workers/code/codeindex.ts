@@ -167,6 +167,9 @@ export class CodeIndex {
     this.table.units.forEach((u, i) => {
       if (u.kind !== 'function' && u.kind !== 'method') return;
       if (incoming[i]!.length > 0 || u.exported || calledNames.has(u.name)) return;
+      // A function nested in a function is a local: often handed out as a value (`return createDebug`).
+      const parent = u.parent >= 0 ? this.table.units[u.parent]! : null;
+      if (parent && (parent.kind === 'function' || parent.kind === 'method')) return;
       if (/^(__\w+__|main|init|setUp|tearDown|test\w*|Test\w*)$/.test(u.name)) return;
       out.push(this.info(i));
     });

@@ -108,7 +108,9 @@ export function importResolver(analyses: FileAnalysis[]): (a: FileAnalysis, f: n
           const hit = exact.get(key);
           return hit !== undefined ? [hit] : [];
         }
-        return unique(noExt.get(module));
+        // A bare name (`stream`, `debug`) is a package or a Node built-in, never a file of the set
+        // (ws's `require('stream')` is not its lib/stream.js); a path (`src/util`, `@/x`) may be an alias.
+        return module.includes('/') ? unique(noExt.get(module)) : [];
       }
       case 'java':
         return unique(noExt.get(module.replace(/\.\*$/, '').replace(/\./g, '/')));
