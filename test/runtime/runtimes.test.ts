@@ -63,7 +63,7 @@ for (const runtime of findRuntimes()) {
       const env: Record<string, string | undefined> = { ...process.env, ...store.env, PORT: '0', HOST: '127.0.0.1', POOL_THREADS: '1' };
       delete env.HTTP_ENGINE; // the default users get
       service = await startService(bin, env);
-    });
+    }, 120_000); // a first start runs every migration: 21-25 s on a loaded 2-core machine (docs/runtime.md)
     afterAll(async () => {
       if (service && service.exited() === null) await service.stop();
       await store?.drop();
