@@ -47,7 +47,7 @@ async function main(): Promise<void> {
     database: async () => ({ databaseUrl: url.toString(), drop: async () => void (await admin.unsafe(`drop database if exists ${name} with (force)`)) }),
     instances: 3,
     checkInterMs: 2000,
-    env: { RATE_LIMIT_FREE: '100000000', RATE_LIMIT_PRO: '100000000', RATE_LIMIT_TEAM: '100000000', RATE_LIMIT_ENTERPRISE: '100000000', POOL_THREADS: '1' },
+    env: { MCP_SESSIONS_PER_KEY: '1000', RATE_LIMIT_FREE: '100000000', RATE_LIMIT_PRO: '100000000', RATE_LIMIT_TEAM: '100000000', RATE_LIMIT_ENTERPRISE: '100000000', POOL_THREADS: '1' },
   });
   const stats = postgres(url.toString(), { max: 1, onnotice: () => {} });
   const redis = await connectRedis(REDIS_URL);
@@ -79,14 +79,28 @@ async function main(): Promise<void> {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ text, fidelity: 'balanced' }),
       }),
+      // One session per connection, as agents each hold their own (calls in one session follow each other).
       'MCP tools/call compress_tool_output': async (base: string): Promise<autocannon.Options> => {
-        const session = await sessionOn(base);
+        const sessions = await Promise.all(Array.from({ length: CONNECTIONS }, () => sessionOn(base)));
+        let next = 0;
         let id = 1;
+        const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' };
         return {
           url: `${base}/mcp`,
           method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' },
-          requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'compress_tool_output', arguments: { output: log } } }) }) }],
+          headers,
+          requests: [
+            {
+              setupRequest: (req: Record<string, unknown>, context: { session?: string }) => {
+                context.session ??= sessions[next++ % sessions.length];
+                return {
+                  ...req,
+                  headers: { ...headers, 'mcp-session-id': context.session },
+                  body: JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'compress_tool_output', arguments: { output: log } } }),
+                };
+              },
+            },
+          ],
         } as unknown as autocannon.Options;
       },
     };
