@@ -28,3 +28,16 @@ export function shortPieces(text: string, count: (s: string) => number): string[
     return t >= 50 && t <= 200;
   });
 }
+
+/** One held-out document (bench/quality/heldout/<name>.md) and the facts chosen for it before any output was read (<name>.facts.json). */
+export interface HeldoutFacts {
+  name: string;
+  text: string;
+  facts: string[];
+}
+
+/** The chosen facts an output states in its kept text (markers removed first: a marker names, it does not state). */
+export function chosenFactsKept(output: string, facts: readonly string[], marker: RegExp): string[] {
+  const kept = output.replace(marker, ' ');
+  return facts.filter((f) => kept.includes(f));
+}

@@ -14,7 +14,9 @@ import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { answered, loadDocuments, loadProbeFile, type DocumentRef } from './corpus.js';
 import { writeDocSection } from './docfile.js';
-import { factRetention, shortPieces } from './facts.js';
+import { chosenFactsKept, factRetention, shortPieces, type HeldoutFacts } from './facts.js';
+import { readFileSync, readdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 
 const LEVELS: Fidelity[] = ['abstract', 'outline', 'balanced', 'detailed'];
 const MIN_DOC_TOKENS = 2_000;
@@ -109,7 +111,46 @@ function heldoutDocs(refs: DocumentRef[]): { texts: string[]; names: string } {
   };
 }
 
+/** The held-out documents written for issue 48 with their chosen facts (bench/quality/heldout). */
+function heldoutFacts(): HeldoutFacts[] {
+  const dir = resolve(process.cwd(), 'bench/quality/heldout');
+  return readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => ({
+    name: f.replace(/\.md$/, ''),
+    text: readFileSync(resolve(dir, f), 'utf8'),
+    facts: JSON.parse(readFileSync(resolve(dir, f.replace(/\.md$/, '.facts.json')), 'utf8')) as string[],
+  }));
+}
+
+/** Chosen facts kept per level without a query, per document and in all, with savings: a Markdown table. */
+async function chosenFactRows(): Promise<string[]> {
+  const docs = heldoutFacts();
+  const rows = [
+    `Chosen facts kept without a query (bench/quality/heldout: ${docs.map((d) => `${d.name} ${countTokens(d.text)} tokens`).join(', ')}; ${docs.reduce((n, d) => n + d.facts.length, 0)} facts chosen before any output was read; served output, kept text only):`,
+    '',
+    `| Fidelity | ${docs.map((d) => d.name).join(' | ')} | All | Savings |`,
+    `|---|${docs.map(() => '---|').join('')}---|---|`,
+  ];
+  for (const level of LEVELS) {
+    let kept = 0, total = 0, saved = 0;
+    const cells: string[] = [];
+    for (const d of docs) {
+      const r = await compressText({ text: d.text, fidelity: level, markerIds: true });
+      const k = chosenFactsKept(r.compressed_text, d.facts, MARKER).length;
+      cells.push(`${k} / ${d.facts.length}`);
+      kept += k;
+      total += d.facts.length;
+      saved += r.savings_percent;
+    }
+    rows.push(`| ${level} | ${cells.join(' | ')} | ${f1(pct(kept, total))}% | ${f1(saved / docs.length)}% |`);
+  }
+  return rows;
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--chosen-facts')) {
+    console.log((await chosenFactRows()).join('\n'));
+    return;
+  }
   const { documents, probes, heldout_documents: heldRefs = [] } = loadProbeFile();
   const docs = loadDocuments(documents);
   const held = heldoutDocs(heldRefs);

@@ -28,3 +28,30 @@ export function unitDetails(text: string, units: readonly Unit[]): number[][] {
     return [...own];
   });
 }
+
+/**
+ * What a reader acts on, beyond a name: a number with its unit (`25 MB`, `every 5 seconds`, `port
+ * 8420`), an HTTP status or method with a path, an environment variable, a command-line flag, a
+ * default. Counted per unit (issue 48) to weigh a prose sentence that states one above a block of
+ * code full of names.
+ */
+const ACTIONABLE = new RegExp(
+  [
+    String.raw`\b\d[\d,.]*\s?(?:ms|s|sec(?:onds?)?|min(?:utes?)?|hours?|days?|weeks?|KB|MB|GB|TB|KiB|MiB|GiB|bytes?|%|requests?|events?|entries|items|connections?|partitions?|cores?|attempts?|times|retries|grams?|per (?:second|minute|hour|day))\b`,
+    String.raw`\bport \d+|\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) \/\S*`,
+    String.raw`\b[1-5]\d\d\b(?= [A-Z][a-z]|\s*(?:Gone|Not|Too|Unauthorized|Forbidden)|\b)(?<=\b(?:HTTP |status |with |answers? |returns? )\d{3})`,
+    String.raw`\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?<![\w-])--?[a-z][\w-]*`,
+    String.raw`\bdefaults? (?:to|is)\b|\bat (?:most|least) \d|\bup to \d|\blimit(?:ed)? to\b`,
+  ].join('|'),
+  'g',
+);
+
+/** Actionable facts per unit (ACTIONABLE matches); code units count none, their names are details already. */
+export function actionableCounts(text: string, units: readonly Unit[]): Int32Array {
+  const counts = new Int32Array(units.length);
+  units.forEach((u, i) => {
+    if (u.kind !== 'sentence' && u.kind !== 'row') return;
+    counts[i] = text.slice(u.start, u.end).match(ACTIONABLE)?.length ?? 0;
+  });
+  return counts;
+}

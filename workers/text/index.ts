@@ -16,7 +16,7 @@ import type { SimilarityGraph } from './graph.js';
 import { leadUnit, plainScores, type ScoreParts } from './score.js';
 import { queryPriority } from './query.js';
 import { selectUnits } from './select.js';
-import { unitDetails } from './details.js';
+import { actionableCounts, unitDetails } from './details.js';
 import { releaseRanks } from './releases.js';
 import { setupPieces } from './setup.js';
 import { hiddenRuns, markerFor, renderSkeleton, renderWithIds, type HiddenRun, type Skeleton } from './render.js';
@@ -337,12 +337,13 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
   const priority = priorityAt(budget);
   const capped = a.units.map((u) => u.kind === 'heading');
   const details = query ? undefined : unitDetails(text, a.units);
+  const detailScale = query || a.tree ? undefined : actionableScale(text, a.units);
   const select = (b: number, levelPriority: Float64Array, seed?: Uint8Array, allowed?: Uint8Array) =>
     selectUnits({ seed, allowed,
       cost, priority: levelPriority, deps: a.deps, neighbors: a.graph.neighbors, similarity: a.graph.weights, budget: b,
       markerCost: markerCost(tokenizer, ref), capped,
       capTokens: b * HEADING_SHARE[mode], lambda: MMR_LAMBDA,
-      details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT,
+      details, detailWeight: DETAIL_WEIGHT, detailExponent: DETAIL_EXPONENT, detailScale,
     });
 
   const setup = query ? [] : setupPieces(text, a.blocks, a.units, cost);
@@ -548,6 +549,22 @@ function settle(a: Analysis, chosen: Uint8Array, priority: Float64Array, tokeniz
 function allowedRun(allowed: Uint8Array, r: HiddenRun): boolean {
   for (let k = r.from; k <= r.to; k++) if (!allowed[k]) return false;
   return true;
+}
+
+/**
+ * Markdown, plain mode: the detail gain of a unit that states actionable facts (details.ts ACTIONABLE:
+ * numbers with units, endpoints, status codes, settings, flags, defaults) is raised by ACTIONABLE_GAIN
+ * per fact (at most ACTIONABLE_MAX of them); code units gain CODE_DETAIL_SCALE of theirs, their names
+ * being many and cheap to find again in the expansion.
+ */
+const ACTIONABLE_GAIN = 1;
+const ACTIONABLE_MAX = 4;
+const CODE_DETAIL_SCALE = 0.6;
+function actionableScale(text: string, units: Unit[]): Float64Array {
+  const counts = actionableCounts(text, units);
+  return Float64Array.from(units, (u, i) =>
+    u.kind === 'code' || u.kind === 'code-body' || u.kind === 'code-head' ? CODE_DETAIL_SCALE : 1 + ACTIONABLE_GAIN * Math.min(ACTIONABLE_MAX, counts[i]!),
+  );
 }
 
 /** Maximal runs of hidden units, as settle prices them for structured text (treeRender draws its own). */

@@ -23,6 +23,8 @@ export interface SelectInput {
   /** Priority gained per new detail, divided by cost^detailExponent so dense units buy the most details per token. */
   detailWeight?: number;
   detailExponent?: number;
+  /** Per-unit factor on the detail gain (prose stating actionable facts above code full of names); absent: 1. */
+  detailScale?: ArrayLike<number>;
   /** Units kept before anything is chosen (a document's lead and setup); they count against the budget. */
   seed?: ArrayLike<number>;
   /** Only these units may be chosen (the level above's choice, so levels nest); absent: any. */
@@ -107,7 +109,7 @@ export function selectUnits(input: SelectInput): Uint8Array {
     if (dw) {
       let fresh = 0;
       for (const d of details![i]!) if (!covered.has(d)) fresh++;
-      if (fresh) v += (fresh * dw) / Math.pow(Math.max(1, input.cost[i]! + runDelta(i) * input.markerCost), dexp);
+      if (fresh) v += (fresh * dw * (input.detailScale?.[i] ?? 1)) / Math.pow(Math.max(1, input.cost[i]! + runDelta(i) * input.markerCost), dexp);
     }
     return v;
   };
