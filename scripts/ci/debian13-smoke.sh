@@ -63,7 +63,8 @@ cleanup() {
   rm -rf "$jail/tmp/gc-smoke-data" "$logdir"
   exit $rc
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 mkdir -p "$jail/app"
 mount -t proc proc "$jail/proc"
