@@ -36,7 +36,7 @@ for (const config of configs) {
 }
 
 // The byte-pair rank tables as flat files (dist/data/bpe/), read at start instead of building them from
-// the tokenizer library's modules in every thread (workers/shared/tokenTables.ts, docs/memory.md).
+// the tokenizer library's modules in every thread (workers/shared/tokenTables.ts, docs/resident-memory.md).
 const tablesModule = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'workers', 'shared', 'tokenTables.js')).href;
 const tables = spawnSync(process.execPath, ['--input-type=module', '-e', `(await import(${JSON.stringify(tablesModule)})).writeTokenTableFiles();`], { stdio: 'inherit' });
 if (tables.status !== 0) {

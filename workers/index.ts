@@ -37,7 +37,7 @@ type TaskFn = (input: never) => unknown;
 
 /**
  * Each group of tasks, by the names it serves, and its module, imported the first time one of its tasks
- * runs in this thread: a thread that never fetches a page never loads the HTML parsers (docs/memory.md).
+ * runs in this thread: a thread that never fetches a page never loads the HTML parsers (docs/resident-memory.md).
  * test/core/task-groups.test.ts checks these names against the modules.
  */
 export const TASK_GROUPS: Record<string, { tasks: readonly string[]; load: () => Promise<Record<string, TaskFn>> }> = {

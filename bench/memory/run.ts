@@ -1,7 +1,7 @@
 // Memory: resident memory of the service, idle after one text and one code compression, on PostgreSQL
 // with 1, 2 and 4 pool threads and on embedded PGlite with 2; then what each part costs (a thread, each
 // task group's first load and its first call's latency, PGlite alone). Prints a Markdown table for
-// docs/memory.md. `npm run bench:memory` (BENCH_SETTLE_S=60 by default: the issue's "60–90 s after start";
+// docs/resident-memory.md. `npm run bench:memory` (BENCH_SETTLE_S=60 by default: the issue's "60–90 s after start";
 // BENCH_DATABASE_URL names the PostgreSQL server, default the local one).
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -78,7 +78,7 @@ export class ComputePool {
       maxThreads: options.threads,
       maxQueue: options.maxQueue,
       idleTimeout: 60_000,
-      // The byte-pair rank tables, one SharedArrayBuffer copy read by every thread (docs/memory.md).
+      // The byte-pair rank tables, one SharedArrayBuffer copy read by every thread (docs/resident-memory.md).
       workerData: { nice: options.threadNice ?? 0, tokenTables: sharedTokenTables() },
     });
   }

@@ -3,7 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import type { Logger } from '../lib/log.js';
 import { copyJsonRowsInto } from './copyCsv.js';
 import type { Db, Queryable } from './db.js';
-import { PGLITE_OPTIONS } from './pgliteSettings.js';
+import { makeClusterIfNew, PGLITE_OPTIONS } from './pgliteSettings.js';
 import { openPgliteThread } from './pgliteThread.js';
 
 type PgliteTx = { query: PGlite['query'] };
@@ -66,6 +66,7 @@ export async function openPglite(dataDir: string, options: PgliteOptions = {}): 
   const inMemory = dataDir === 'memory://';
   if (options.thread !== false) return openPgliteThread(dataDir, inMemory && memoryTemplateBytes ? await memoryTemplateBytes : null, options.log);
   if (!inMemory) mkdirSync(dataDir, { recursive: true });
+  await makeClusterIfNew(dataDir);
   const pg = !inMemory ? new PGlite(dataDir, PGLITE_OPTIONS) : new PGlite({ ...PGLITE_OPTIONS, ...(memoryTemplate ? { loadDataDir: memoryTemplate } : {}) });
   await pg.waitReady;
   return pgliteDb(pg);

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createLogger, type Logger } from '../lib/log.js';
 import { packageRoot } from '../lib/root.js';
 import type { Db, Queryable } from './db.js';
+import { makeClusterIfNew } from './pgliteSettings.js';
 import { fromWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
 
 const CLOSE_TIMEOUT_MS = 10_000;
@@ -39,13 +39,7 @@ type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<
  * a process no more than an in-process PGlite did; a request in flight keeps the process up.
  */
 export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger = createLogger()): Promise<Db> {
-  // A new cluster's initdb grows PGlite's WebAssembly heap to about 700 MB, which it never gives back:
-  // the cluster is made by a thread that then exits, and the database is opened afresh (docs/memory.md).
-  if (dataDir !== 'memory://' && !existsSync(join(dataDir, 'PG_VERSION'))) await (await openThread(dataDir, null, log)).close();
-  return openThread(dataDir, template, log);
-}
-
-async function openThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger): Promise<Db> {
+  await makeClusterIfNew(dataDir);
   const data: PgliteWorkerData = { dataDir, template };
   const worker = new Worker(join(packageRoot(), 'dist', 'src', 'store', 'pgliteWorker.js'), { workerData: data });
   const pending = new Map<number, Pending>();

@@ -12,7 +12,7 @@ interface Api {
 
 const SPLIT: Record<TokenizerName, RegExp> = { o200k_base: O200K_TOKEN_SPLIT_REGEX, cl100k_base: CL100K_TOKEN_SPLIT_REGEX };
 
-/** The library's encoder, loaded when a thread first needs token ids (about 60 MB; counting never does: docs/memory.md). */
+/** The library's encoder, loaded when a thread first needs token ids (about 60 MB; counting never does: docs/resident-memory.md). */
 const apis = new Map<TokenizerName, Api>();
 function apiOf(tokenizer: TokenizerName): Api {
   let api = apis.get(tokenizer);

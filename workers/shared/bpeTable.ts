@@ -1,7 +1,7 @@
 // A byte-pair encoding's rank table in three flat buffers: every token's bytes end to end, where each
 // token's bytes start (by rank), and an open-addressing hash table of ranks keyed by those bytes. About
 // 4 MB for o200k_base where the tokenizer library's maps hold about 60 MB in every thread; the buffers
-// can be SharedArrayBuffers, read by every thread of the process from one copy (docs/memory.md).
+// can be SharedArrayBuffers, read by every thread of the process from one copy (docs/resident-memory.md).
 
 export interface BpeTableBuffers {
   /** Every token's bytes, in rank order. */
