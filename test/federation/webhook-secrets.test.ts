@@ -32,7 +32,10 @@ async function deliverOne(): Promise<{ headers: Record<string, unknown>; body: s
   await enqueueEvent(server.app.services.db, ownerId, { id, type: 'a2a.task.status', created_at: new Date().toISOString(), data: { probe: id } });
   await server.app.services.commerce.outbox.drainOnce();
   const got = await until(() => receiver.received.find((r) => r.body.includes(id)), (r) => r !== undefined);
-  expect(got, 'the event reached the receiver').toBeDefined();
+  if (!got) {
+    const rows = await server.app.services.db.query<{ status: string; last_error: string | null }>(`select status, last_error from outbox where kind = 'webhook' and payload::text like $1`, [`%${id}%`]);
+    expect.fail(`the event did not reach the receiver: ${JSON.stringify(rows)}`);
+  }
   return got!;
 }
 
