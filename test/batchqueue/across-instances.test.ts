@@ -6,7 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueueEmail, OutboxSender } from '../../src/domain/commerce/outbox.js';
 import { claimDueFeed } from '../../src/domain/connectors/feeds.js';
+import { CircuitBreaker } from '../../src/lib/breaker.js';
+import type { EmailProvider } from '../../src/providers/email.js';
 import { leaseClaimSql } from '../../src/domain/platform/leasedRunner.js';
 import { ABANDONED_INGEST_MS } from '../../src/kb/hub.js';
 import { ifAdvisoryLockFree, withAdvisoryLock } from '../../src/store/advisoryLock.js';
@@ -37,6 +40,15 @@ function gate() {
   let open!: () => void;
   const opened = new Promise<void>((resolve) => (open = resolve));
   return { opened, open };
+}
+
+/** Polls `check` (a database read) until it holds. */
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
 describe.skipIf(DB_KIND === 'pglite')('background work across instances on one PostgreSQL (PostgreSQL only: an embedded database belongs to one process)', () => {
@@ -90,6 +102,40 @@ describe.skipIf(DB_KIND === 'pglite')('background work across instances on one P
       `select count(*) filter (where status = 'running')::int as running, count(*) filter (where attempts > 1)::int as twice from batch_job_documents`,
     );
     expect(counted).toEqual({ running: ordinals.length, twice: 0 });
+  });
+
+  it('outbox: a pass skips rows whose lease lapsed while it waited on a slow delivery (another instance sent them)', async () => {
+    const [a, b] = await instances(2);
+    const ids = await Promise.all([1, 2, 3].map((i) => enqueueEmail(a!, { to: `r${i}@example.test`, subject: `s${i}`, text: `t${i}` })));
+    // Each instance's mail transport, as the receiving end sees it; A's first send hangs until released.
+    const sent: Record<'a' | 'b', string[]> = { a: [], b: [] };
+    const slow = gate();
+    const sendingSlowly = gate();
+    const mailer = (who: 'a' | 'b'): EmailProvider => ({
+      name: 'local',
+      async send(_message, outboxId) {
+        if (who === 'a' && sent.a.length === 0) {
+          sendingSlowly.open();
+          await slow.opened;
+        }
+        sent[who].push(outboxId);
+      },
+      async close() {},
+    });
+    const options = { pollMs: 60_000, backoffBaseMs: 1000, backoffMaxMs: 1000, maxAttempts: 3, leaseMs: 300, batch: 10 };
+    const senderA = new OutboxSender(a!, mailer('a'), new CircuitBreaker('a'), options, console);
+    const senderB = new OutboxSender(b!, mailer('b'), new CircuitBreaker('b'), options, console);
+    const passA = senderA.drainOnce();
+    await sendingSlowly.opened;
+    // A's leases lapse while its first delivery hangs: B's pass takes all three and sends them.
+    await waitUntil(async () => (await a!.query(`select 1 from outbox where status = 'pending' and next_attempt_at <= now()`)).length === 3);
+    expect(await senderB.drainOnce()).toBe(3);
+    slow.open();
+    await passA;
+    expect(sent.b.sort()).toEqual([...ids].sort());
+    // A finishes the send it had started (at least once: that one row twice), and sends nothing else.
+    expect(sent.a).toHaveLength(1);
+    expect(ids).toContain(sent.a[0]);
   });
 
   it('a once-at-a-time round (meter sync) runs on one instance while another holds its lock, and the next round runs after', async () => {

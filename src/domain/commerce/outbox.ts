@@ -84,16 +84,19 @@ export class OutboxSender {
 
   private async pass(): Promise<number> {
     const lease = this.options.leaseMs ?? 60_000;
-    const rows = await this.db.query<OutboxRow>(
+    const rows = await this.db.query<OutboxRow & { lease: string }>(
       `update outbox set next_attempt_at = now() + ($1::int * interval '1 millisecond')
         where id in (select id from outbox where status = 'pending' and next_attempt_at <= now()
                       order by next_attempt_at limit $2 for update skip locked)
-        returning id, kind, payload, status, attempts, next_attempt_at, last_error, delivered_at`,
+        returning id, kind, payload, status, attempts, next_attempt_at, last_error, delivered_at, next_attempt_at::text as lease`,
       [lease, this.options.batch ?? 20],
     );
     let delivered = 0;
     for (const row of rows) {
       if (this.stopped) break;
+      // The pass leased every row at its start; rows wait their turn behind slow deliveries. Send a row
+      // only if the lease is still ours (renewed now): once it lapsed another instance may have taken it.
+      if (!(await this.stillLeased(row.id, row.lease, lease))) continue;
       // The breaker guards the e-mail provider; webhook rows (each its own receiver) retry on their own.
       const guarded = row.kind === 'email';
       if (guarded && !this.breaker.allow()) {
@@ -120,6 +123,16 @@ export class OutboxSender {
       }
     }
     return delivered;
+  }
+
+  /** Renews the row's lease if it is still the one this pass took (compared to the microsecond). */
+  private async stillLeased(id: string, taken: string, leaseMs: number): Promise<boolean> {
+    const rows = await this.db.query(
+      `update outbox set next_attempt_at = now() + ($3::int * interval '1 millisecond')
+        where id = $1 and status = 'pending' and next_attempt_at = $2::text::timestamptz and next_attempt_at > now() returning id`,
+      [id, taken, leaseMs],
+    );
+    return rows.length > 0;
   }
 
   private async deliver(row: OutboxRow): Promise<void> {
