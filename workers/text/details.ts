@@ -37,7 +37,7 @@ export function unitDetails(text: string, units: readonly Unit[]): number[][] {
  */
 const ACTIONABLE = new RegExp(
   [
-    String.raw`\b\d[\d,.]*\s?(?:ms|s|sec(?:onds?)?|min(?:utes?)?|hours?|days?|weeks?|KB|MB|GB|TB|KiB|MiB|GiB|bytes?|%|requests?|events?|entries|items|connections?|partitions?|cores?|attempts?|times|retries|grams?|per (?:second|minute|hour|day))\b`,
+    String.raw`\b\d[\d,.]*\s?(?:ms|s|sec(?:onds?)?|min(?:utes?)?|hours?|days?|weeks?|KB|MB|GB|TB|KiB|MiB|GiB|bytes?|%|requests?|events?|entries|items|connections?|partitions?|cores?|nodes?|hosts?|servers?|workers?|instances?|threads?|users?|tokens?|lines?|rows?|files?|characters?|attempts?|times|retries|grams?|per (?:second|minute|hour|day))\b`,
     String.raw`\bport \d+|\b(?:GET|POST|PUT|PATCH|DELETE|HEAD) \/\S*`,
     String.raw`\b[1-5]\d\d\b(?= [A-Z][a-z]|\s*(?:Gone|Not|Too|Unauthorized|Forbidden)|\b)(?<=\b(?:HTTP |status |with |answers? |returns? )\d{3})`,
     String.raw`\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|(?<![\w-])--?[a-z][\w-]*`,
