@@ -31,6 +31,20 @@ const CLAIM = `with c as (
   )
   select c.*, j.owner_id, j.key_id from c join batch_jobs j on j.id = c.job_id order by c.job_id, c.ordinal`;
 
+/** A document's result, its usage event (only with the result) and its job's counters: one statement. */
+const STORE = `with d as (
+    update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
+     where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
+  ), usage as (
+    insert into usage_events (${USAGE_EVENT_COLUMNS})
+    select ${USAGE_EVENT_COLUMNS} from json_populate_recordset(null::usage_events, $11::text::json) where exists (select 1 from d)
+    on conflict (id) do nothing
+  )
+  update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
+         status = case when succeeded + failed + 1 >= total then 'completed' else status end,
+         finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
+   where id = (select job_id from d) returning id`;
+
 export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private services: Services | null = null;
   /** Principals by key for a second: one lookup per key and second instead of one per document. */
@@ -119,18 +133,7 @@ export class BatchQueueWorker extends LeasedRunner<Claimed> {
   private async store(doc: Claimed, result: { original_tokens: number; compressed_tokens: number } | null, error: string | null, event: UsageEventInput | null): Promise<boolean> {
     const eventRows = event ? `[${JSON.stringify({ ...JSON.parse(usageRowJson(event)), id: documentEventId(doc.job_id, doc.ordinal) })}]` : '[]';
     const rows = await this.services!.db.query(
-      `with d as (
-         update batch_job_documents set status = $4, result = $5::text::jsonb, error = $6, finished_at = now(), lease_owner = null, lease_expires_at = null
-          where job_id = $1 and ordinal = $2 and lease_owner = $3 and status = 'running' returning job_id
-       ), usage as (
-         insert into usage_events (${USAGE_EVENT_COLUMNS})
-         select ${USAGE_EVENT_COLUMNS} from json_populate_recordset(null::usage_events, $11::text::json) where exists (select 1 from d)
-         on conflict (id) do nothing
-       )
-       update batch_jobs set succeeded = succeeded + $7, failed = failed + $8, original_tokens = original_tokens + $9, compressed_tokens = compressed_tokens + $10,
-              status = case when succeeded + failed + 1 >= total then 'completed' else status end,
-              finished_at = case when succeeded + failed + 1 >= total then now() else finished_at end, updated_at = now()
-        where id = (select job_id from d) returning id`,
+      STORE,
       [
         doc.job_id, doc.ordinal, this.instanceId, result ? 'succeeded' : 'failed', result ? JSON.stringify(result) : null, error === null ? null : storableText(error.slice(0, 2000)),
         result ? 1 : 0, result ? 0 : 1, result?.original_tokens ?? 0, result?.compressed_tokens ?? 0, eventRows,
