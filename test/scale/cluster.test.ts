@@ -153,6 +153,8 @@ describe.skipIf(!!reason)(reason ? `scale (skipped: ${reason})` : 'scale: three 
       }
     });
     expect(codes, cluster.logs()).toEqual([0, 0, 0]);
+    // Each left the rotation on its readiness 503 (draining), not on a refused connection after it was gone.
+    for (const i of cluster.instances) expect(cluster.balancerLog(), cluster.logs()).toMatch(new RegExp(`Server service/${i.name} is DOWN, reason: Layer7 wrong status, code: 503`));
     const failures = clients.flatMap((c) => [...c.failures, ...c.retriable.map((r) => `${r.what} ${r.status}`)]);
     expect(failures, cluster.logs()).toEqual([]);
     for (const [i, c] of clients.entries()) {

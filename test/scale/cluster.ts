@@ -274,6 +274,11 @@ listen stats
     await this.waitUp([old.name]);
   }
 
+  /** What the cluster's HAProxy printed (server state changes with their reasons). */
+  balancerLog(): string {
+    return this.haproxy?.output() ?? '';
+  }
+
   logs(): string {
     return this.instances.map((i) => `--- ${i.name}\n${i.output().slice(-2000)}`).join('\n') + `\n--- haproxy\n${this.haproxy?.output().slice(-1000) ?? ''}`;
   }
