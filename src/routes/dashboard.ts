@@ -11,6 +11,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   'app.js': { file: join(root, 'src/dashboard/static/app.js'), type: 'text/javascript; charset=utf-8' },
   'app.css': { file: join(root, 'src/dashboard/static/app.css'), type: 'text/css; charset=utf-8' },
   'uplot.js': { file: join(root, 'node_modules/uplot/dist/uPlot.iife.min.js'), type: 'text/javascript; charset=utf-8' },
+  'favicon.svg': { file: join(root, 'src/dashboard/static/favicon.svg'), type: 'image/svg+xml' },
   'uplot.css': { file: join(root, 'node_modules/uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 const PAGE = join(root, 'src/dashboard/static/index.html');
@@ -33,6 +34,13 @@ export const dashboardRoutes = [
     path: '/dashboard',
     auth: 'public',
     handler: () => ({ raw: load(PAGE), contentType: 'text/html; charset=utf-8', headers: HEADERS }),
+  }),
+  // Browsers ask every origin for /favicon.ico; an SVG answers it (every current browser draws one).
+  defineRoute({
+    method: 'GET',
+    path: '/favicon.ico',
+    auth: 'public',
+    handler: () => ({ raw: load(ASSETS['favicon.svg']!.file), contentType: 'image/svg+xml', headers: { ...HEADERS, 'cache-control': 'public, max-age=86400' } }),
   }),
   defineRoute({
     method: 'GET',

@@ -23,14 +23,24 @@ let key: string;
 beforeAll(async () => {
   server = await startTestServer();
   const db = server.app.services.db;
-  key = (await createApiKey(db, { userId: (await createUser(db, { plan: 'pro' })).id, plan: 'pro', name: 'dashboard-test' })).key;
+  const userId = (await createUser(db, { plan: 'pro' })).id;
+  key = (await createApiKey(db, { userId, plan: 'pro', name: 'dashboard-test' })).key;
   // Real traffic to chart: compressions at three levels, one with a model, one from a named client.
   const doc = sampleDocument();
   for (const [fidelity, extra] of [['balanced', {}], ['outline', { model: 'gpt-4o' }], ['abstract', {}], ['balanced', { model: 'gpt-4o' }]] as const) {
     const res = await server.request('POST', '/v1/compress', { key, body: { text: `${doc} ${fidelity}`, fidelity, ...extra }, headers: { 'user-agent': 'Cursor/1.2.3' } });
     expect(res.status).toBe(200);
   }
+  // A REST call from curl with no model: the by-client row 'curl', the by-model row 'unspecified'.
+  const curl = await server.request('POST', '/v1/compress', { key, body: { text: `${doc} curl`, fidelity: 'balanced' }, headers: { 'user-agent': 'curl/8.5.0' } });
+  expect(curl.status).toBe(200);
   await server.app.services.background.drain();
+  // A large call from earlier today, so the bar charts' y axes carry six-digit labels ("200,000").
+  await db.query(
+    `insert into usage_events (user_id, method, client, fidelity, model, status, input_tokens, output_tokens, savings_percent, created_at)
+     values ($1, 'REST', 'curl/8.5.0', 'detailed', null, 'success', 260000, 40000, 84.6, now() - interval '1 minute')`,
+    [userId],
+  );
   mkdirSync(SHOTS, { recursive: true });
   browser = await puppeteer.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 });
@@ -87,7 +97,7 @@ describe(`usage dashboard in Chromium (${DB_KIND})`, () => {
     const usage = (await server.request('GET', '/v1/usage', { key })).json;
     const figures = await page.$$eval('[data-figure]', (els) => Object.fromEntries(els.map((e) => [(e as HTMLElement).dataset.figure, Number((e as HTMLElement).dataset.value)])));
     expect(figures).toEqual({ compressions: usage.monthly_compressions, original_tokens: usage.original_tokens, tokens_saved: usage.tokens_saved });
-    expect(usage.monthly_compressions).toBe(4);
+    expect(usage.monthly_compressions).toBe(6);
     // uPlot draws into canvases; each chart has one with non-blank pixels.
     for (const id of ['chart-history', 'chart-fidelity', 'chart-model', 'chart-client']) {
       const drawn = await page.$eval(`#${id} canvas`, (c) => {
@@ -107,9 +117,62 @@ describe(`usage dashboard in Chromium (${DB_KIND})`, () => {
     expect(fidelityRows.map((r) => r[0]).sort()).toEqual(['abstract', 'balanced', 'outline']);
     expect(await page.$$eval('#table-model tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('gpt-4o');
     expect(await page.$$eval('#table-client tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('cursor');
-    expect(await page.$$eval('#table-events tbody tr', (rows) => rows.length)).toBe(4);
+    expect(await page.$$eval('#table-events tbody tr', (rows) => rows.length)).toBe(6);
+    expect(await page.$$eval('#table-client tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('curl');
+    expect(await page.$$eval('#table-model tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('unspecified');
+    // One rule for the three tables: compressions (successful, not advisory), so their calls total the same.
+    const totals = await page.evaluate(() => ['fidelity', 'model', 'client'].map((t) => {
+      const rows = Array.from(document.querySelectorAll(`#table-${t} tbody tr`));
+      return rows.reduce((n, r) => n + Number((r.querySelectorAll('td')[1]!.textContent ?? '0').replace(/,/g, '')), 0);
+    }));
+    expect(totals).toEqual([6, 6, 6]);
+    // The legend shows the latest day's values without hovering, never "--".
+    const legend = await page.$$eval('#chart-history .u-legend .u-value', (els) => els.map((e) => e.textContent));
+    expect(legend.length).toBeGreaterThan(0);
+    expect(legend.some((v) => v === '--' || v === '')).toBe(false);
     await page.screenshot({ path: join(SHOTS, `dashboard-${DB_KIND}.png`), fullPage: true });
     await page.close();
+  });
+
+  it('fits 390, 768 and 1280 px: no horizontal overflow, no clipped axis label, charts follow a resize', async () => {
+    const page = await signedIn();
+    const fits = async (width: number) => {
+      await page.setViewport({ width, height: 1400 });
+      await page.waitForFunction((w) => document.body.dataset.resized === String(w), {}, width);
+      const m = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        inner: window.innerWidth,
+        charts: ['chart-history', 'chart-fidelity', 'chart-model', 'chart-client'].map((id) => {
+          const el = document.getElementById(id)!;
+          return { id, canvas: el.querySelector('canvas')!.getBoundingClientRect().width, box: el.clientWidth, label: Number(el.dataset.yLabelWidth), axis: Number(el.dataset.yAxisSize) };
+        }),
+      }));
+      expect(m.scroll, `page width at ${width}px`).toBeLessThanOrEqual(m.inner);
+      for (const c of m.charts) {
+        expect(c.canvas, `${c.id} at ${width}px`).toBeLessThanOrEqual(c.box);
+        expect(c.canvas, `${c.id} at ${width}px`).toBeGreaterThanOrEqual(Math.min(c.box, 200) - 1);
+        expect(c.label, `${c.id} label`).toBeGreaterThan(0);
+        expect(c.label, `${c.id} y labels fit their axis at ${width}px`).toBeLessThanOrEqual(c.axis);
+      }
+      await page.screenshot({ path: join(SHOTS, `dashboard-${width}px-${DB_KIND}.png`), fullPage: true });
+      return m;
+    };
+    await fits(768);
+    const wide = await fits(1280);
+    // The six-digit label: the largest bar is 220,000 tokens saved, so the axis reaches 200,000.
+    expect(wide.charts.find((c) => c.id === 'chart-fidelity')!.label).toBeGreaterThan(40);
+    const narrow = await fits(390);
+    const history = (m: typeof wide) => m.charts.find((c) => c.id === 'chart-history')!.canvas;
+    expect(history(narrow)).toBeLessThan(390);
+    expect(history(wide)).toBeGreaterThan(history(narrow) * 2);
+    await page.close();
+  });
+
+  it('serves a favicon at /favicon.ico', async () => {
+    const icon = await server.request('GET', '/favicon.ico', { key: null });
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.text).toContain('<svg');
   });
 
   it('creates, rotates and revokes keys from the page; a new key is shown once', async () => {

@@ -183,11 +183,21 @@ describe('gc exit codes', () => {
       [['usage'], { GC_URL: 'http://127.0.0.1:9', GC_KEY: 'gc_x' }, 4, /cannot reach/],
       [['compress', join(DOCS, 'architecture.md'), '-f', 'tiny'], serverEnv, 2, /tiny/],
     ];
+    const names: Record<number, string> = { 1: 'failure', 2: 'usage', 3: 'auth', 4: 'unavailable' };
     for (const [args, env, code, message] of cases) {
       const run = await gc(args, env);
-      expect(run.code, `gc ${args.join(' ')}: ${run.stderr}`).toBe(code);
+      expect(run.code, `semcomp ${args.join(' ')}: ${run.stderr}`).toBe(code);
       expect(run.stderr).toMatch(message);
+      expect(run.stderr.trim().split('\n').length, run.stderr).toBeLessThanOrEqual(2); // the error and a hint, not the help
       expect(run.stdout).toBe('');
+      // --json: the same exit code, the error as one JSON document on stdout, nothing on stderr.
+      const json = await gc(['--json', ...args], env);
+      expect(json.code, `semcomp --json ${args.join(' ')}`).toBe(code);
+      expect(json.stderr).toBe('');
+      const { error } = JSON.parse(json.stdout);
+      expect(error.code).toBe(names[code]);
+      expect(error.exit_code).toBe(code);
+      expect(error.message).toMatch(message);
     }
   }, 60_000);
 });

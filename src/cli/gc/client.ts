@@ -1,5 +1,5 @@
 // Server mode: the REST API over fetch, its errors mapped to exit codes.
-import { CliError, EXIT } from './common.js';
+import { CliError, EXIT, USER_AGENT } from './common.js';
 
 export interface Server {
   url: string;
@@ -28,7 +28,7 @@ export async function send(server: Server, method: string, path: string, body?: 
   try {
     res = await fetch(server.url + path, {
       method,
-      headers: { authorization: `Bearer ${server.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: { authorization: `Bearer ${server.key}`, 'user-agent': USER_AGENT, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (err) {

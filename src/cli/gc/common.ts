@@ -1,6 +1,21 @@
 // Shared pieces of the `gc` command line: exit codes, the mode (server or local), output helpers.
 import { FIDELITIES, isFidelity, type Fidelity } from '../../../workers/shared/fidelity.js';
+import { readFileSync } from 'node:fs';
 import { cliSettings } from '../../config.js';
+
+/** The command's name on the PATH (package.json "bin"); `gc` is an opt-in shell alias only (README). */
+export const NAME = 'semcomp';
+
+export const VERSION = (() => {
+  try {
+    return (JSON.parse(readFileSync(new URL('../../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  } catch {
+    return '0.0.0';
+  }
+})();
+
+/** Sent on every server request, so the usage analytics name this client (docs/accounts.md "Clients"). */
+export const USER_AGENT = `semantic-compression-cli/${VERSION}`;
 
 /** Exit codes scripts can rely on (README "Command line"). */
 export const EXIT = {
@@ -14,6 +29,9 @@ export const EXIT = {
   /** The server could not be reached, or answered 429/503. */
   unavailable: 4,
 } as const;
+
+/** The name of an exit code, as `error.code` in a --json error. */
+export const exitName = (code: number) => (Object.entries(EXIT).find(([, v]) => v === code)?.[0] ?? 'failure');
 
 export class CliError extends Error {
   constructor(

@@ -38,13 +38,47 @@ export interface FileResult {
 const BATCH_DOCUMENTS = 50;
 const BATCH_BYTES = 4 * 1024 * 1024;
 
-async function compressLocal(text: string, s: Settings) {
-  const { compressText } = await import('../../../workers/text/index.js');
-  return compressText({ text, fidelity: s.fidelity, query: s.query, model: s.model });
+/** The REST CompressResponse fields (src/domain/compression/text.ts), so both modes print one shape. */
+export interface CompressResult {
+  compressed_text: string;
+  original_tokens: number;
+  compressed_tokens: number;
+  tokens_saved: number;
+  savings_percent: number;
+  compression_ratio: number;
+  fidelity: Fidelity;
+  mode: string;
+  tokenizer: string;
+  original_id: string | null;
+  budget_tokens?: number;
+  over_budget?: string;
 }
 
-async function compressOne(mode: Mode, text: string, s: Settings): Promise<Record<string, unknown> & { compressed_text: string; original_tokens: number; compressed_tokens: number; tokens_saved: number; savings_percent: number }> {
-  if (mode.kind === 'local') return { ...(await compressLocal(text, s)) };
+/**
+ * The engine exactly as the server runs it: with marker ids (markerIds), whose refs are hashes of the
+ * text, so the output and its token counts equal the server's for the same file. Locally there is no
+ * store of originals, so original_id is always null.
+ */
+async function compressLocal(text: string, s: Settings): Promise<CompressResult> {
+  const { compressText } = await import('../../../workers/text/index.js');
+  const r = await compressText({ text, fidelity: s.fidelity, query: s.query, model: s.model, markerIds: true });
+  return {
+    compressed_text: r.compressed_text,
+    original_tokens: r.original_tokens,
+    compressed_tokens: r.compressed_tokens,
+    tokens_saved: r.tokens_saved,
+    savings_percent: r.savings_percent,
+    compression_ratio: r.ratio,
+    fidelity: r.fidelity,
+    mode: r.mode,
+    tokenizer: r.tokenizer,
+    original_id: null,
+    ...(r.over_budget ? { budget_tokens: r.budget_tokens, over_budget: r.over_budget } : {}),
+  };
+}
+
+async function compressOne(mode: Mode, text: string, s: Settings): Promise<CompressResult> {
+  if (mode.kind === 'local') return compressLocal(text, s);
   return call(mode, 'POST', '/v1/compress', { text, fidelity: s.fidelity, query: s.query, model: s.model });
 }
 
@@ -184,7 +218,7 @@ export async function compressCommand(input: string, opts: CompressOptions, glob
       ...results.map((r) => [r.file, r.original_tokens, r.compressed_tokens, r.tokens_saved, r.error ? '' : `${r.savings_percent}%`, r.error ?? '']),
       ['total', summary.original_tokens, summary.compressed_tokens, summary.tokens_saved, `${summary.savings_percent}%`, summary.failed ? `${summary.failed} failed` : ''],
     ]);
-    if (skipped.length) process.stderr.write(`skipped (larger than --max-bytes): ${skipped.join(', ')}\n`);
+    if (skipped.length) note(`skipped (larger than --max-bytes): ${skipped.join(', ')}`);
   }
   return summary.failed ? EXIT.failure : EXIT.ok;
 }

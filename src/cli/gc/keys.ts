@@ -2,7 +2,7 @@
 // locally, straight on the service's database (DATABASE_URL or DATA_DIR), as the operator: a new user
 // with a key, a user's keys, revoking one (what `npm run keys` did; src/cli/keys.ts now calls this).
 import { call } from './client.js';
-import { CliError, EXIT, modeOf, printJson, table, type GlobalOptions } from './common.js';
+import { CliError, EXIT, modeOf, note, printJson, table, type GlobalOptions } from './common.js';
 
 export interface KeyOptions {
   plan?: string;
@@ -118,7 +118,7 @@ export async function keysCommand(command: string, keyId: string | undefined, op
     table([['key_id', 'name', 'plan', 'status', 'created_at'], ...keys.map((k) => [k.key_id, k.name ?? '', k.plan ?? '', k.status ?? '', String(k.created_at ?? '')])]);
   } else {
     printJson(result);
-    if (result?.key) process.stderr.write('The key is shown once: store it now.\n');
+    if (result?.key) note('The key is shown once: store it now.');
   }
   return EXIT.ok;
 }

@@ -45,14 +45,46 @@
     if (rows.length === 0) t.append(el('tbody', {}, el('tr', {}, el('td', { colspan: String(columns.length) }, 'No calls in this period.'))));
   }
 
+  /**
+   * A y axis as wide as its widest label (uPlot's fixed sizes clipped "200,000"): tick length, gap and
+   * the measured text. Records both on the chart element for the browser test.
+   */
+  function yAxisSize(u, values, axisIdx, cycleNum) {
+    const axis = u.axes[axisIdx];
+    if (cycleNum > 1) return axis._size;
+    u.ctx.font = axis.font[0];
+    const widest = Math.max(0, ...(values ?? []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
+    const size = Math.ceil(axis.ticks.size + axis.gap + widest + 4);
+    u.root.parentElement.dataset.yLabelWidth = String(Math.ceil(widest + axis.ticks.size + axis.gap));
+    u.root.parentElement.dataset.yAxisSize = String(size);
+    return size;
+  }
+
+  /** The legend shows the latest point's values, not "--", while the cursor is off the chart. */
+  const latestInLegend = (u) => {
+    if (u.cursor.idx == null && u.data[0].length > 0) u.setLegend({ idx: u.data[0].length - 1 });
+  };
+
+  const widthOf = (target) => Math.max(200, target.clientWidth);
+
   function chart(id, opts, data) {
     charts[id]?.destroy();
     const target = $(id);
     target.replaceChildren();
-    const width = Math.max(280, target.clientWidth || target.parentElement.clientWidth - 32);
-    charts[id] = new uPlot({ width, height: 220, ...opts }, data, target);
+    const hooks = { ...opts.hooks, setCursor: [latestInLegend], ready: [latestInLegend] };
+    charts[id] = new uPlot({ width: widthOf(target), height: 220, ...opts, hooks }, data, target);
     target.dataset.points = String(data[0].length);
   }
+
+  // Charts follow their container: a window resized from 1280 to 390 px redraws them at the new width.
+  let resizing = 0;
+  window.addEventListener('resize', () => {
+    cancelAnimationFrame(resizing);
+    resizing = requestAnimationFrame(() => {
+      for (const [id, u] of Object.entries(charts)) u.setSize({ width: widthOf($(id)), height: 220 });
+      document.body.dataset.resized = String(window.innerWidth);
+    });
+  });
 
   function barChart(id, labels, values, label) {
     chart(
@@ -60,7 +92,7 @@
       {
         // Bars start at zero, or their heights would mislead.
         scales: { x: { time: false, range: [-0.5, Math.max(labels.length - 0.5, 0.5)] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-        axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? ''), splits: () => labels.map((_l, i) => i) }, { size: 60 }],
+        axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? ''), splits: () => labels.map((_l, i) => i) }, { size: yAxisSize }],
         series: [{}, { label, fill: 'rgba(31, 111, 235, 0.35)', stroke: '#1f6feb', paths: uPlot.paths.bars({ size: [0.6, 80] }), points: { show: false } }],
         legend: { show: false },
       },
@@ -89,7 +121,7 @@
       'chart-history',
       {
         series: [{}, { label: 'Tokens saved', stroke: '#1a7f37', fill: 'rgba(26, 127, 55, 0.15)' }, { label: 'Tokens sent', stroke: '#1f6feb' }],
-        axes: [{}, { size: 70 }],
+        axes: [{}, { size: yAxisSize }],
       },
       [history.data.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000), history.data.map((d) => d.tokens_saved), history.data.map((d) => d.original_tokens)],
     );
@@ -106,11 +138,14 @@
       { label: 'Calls', value: (r) => r.compressions, numeric: true },
       { label: 'Tokens saved', value: (r) => r.tokens_saved, numeric: true },
     ], byModel.data);
+    // Calls here are compressions, as in the fidelity and model tables, so the three total the same;
+    // every call (failed and advisory ones too) is the last column (docs/dashboard.md).
     barChart('chart-client', byClient.data.map((d) => d.client), byClient.data.map((d) => d.tokens_saved), 'Tokens saved');
     table('table-client', [
       { label: 'Client', value: (r) => r.client },
-      { label: 'Calls', value: (r) => r.calls, numeric: true },
+      { label: 'Calls', value: (r) => r.compressions, numeric: true },
       { label: 'Tokens saved', value: (r) => r.tokens_saved, numeric: true },
+      { label: 'All calls', value: (r) => r.calls, numeric: true },
     ], byClient.data);
     table('table-events', [
       { label: 'When (UTC)', value: (r) => r.created_at.replace('T', ' ').slice(0, 19) },

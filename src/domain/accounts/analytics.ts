@@ -57,9 +57,10 @@ export async function usageHistory(db: Queryable, userId: string, days: number) 
   );
 }
 
+/** A call that named no model is 'unspecified': it was counted with the default tokenizer, not an unknown model. */
 export async function usageByModel(db: Queryable, userId: string, days: number) {
   return db.query<{ model: string; compressions: number; original_tokens: number; tokens_saved: number; avg_savings_percent: number }>(
-    `select coalesce(e.model, 'unknown') as model, count(*)::int as compressions,
+    `select coalesce(e.model, 'unspecified') as model, count(*)::int as compressions,
             sum(e.input_tokens)::int8 as original_tokens, sum(${SAVED})::int8 as tokens_saved,
             ${SAVINGS_PERCENT} as avg_savings_percent
        from usage_events e where e.user_id = $1 and ${SINCE_DAYS} and ${COMPRESSING}
@@ -136,15 +137,29 @@ export const KNOWN_CLIENTS: [label: string, patterns: string[]][] = [
   ['anthropic-sdk', ['anthropic/%', '%anthropic-python%', '%anthropic-typescript%', '%anthropic-sdk%']],
   ['openai-sdk', ['openai/%', '%openai-python%', '%openai-node%', '%openai-agents%']],
   ['mcp-sdk', ['mcp', 'mcp/%', '%modelcontextprotocol%', '%mcp-inspector%', '%inspector-client%', '%fastmcp%']],
+  // This project's own command line (src/cli/gc/common.ts USER_AGENT), then generic HTTP clients.
+  ['semcomp-cli', ['semantic-compression-cli/%']],
+  ['curl', ['curl/%']],
+  ['wget', ['wget/%']],
+  ['python-requests', ['python-requests/%']],
+  ['python-httpx', ['python-httpx/%']],
+  ['python-aiohttp', ['python/% aiohttp/%']],
+  ['python-urllib', ['python-urllib/%']],
+  ['node-fetch', ['node', 'undici', 'node-fetch%', 'axios/%', 'got %']],
+  ['go-http', ['go-http-client/%']],
+  ['httpie', ['httpie/%']],
+  ['postman', ['postmanruntime/%']],
 ];
 const CLIENT_CASE = `case ${KNOWN_CLIENTS.flatMap(([label, patterns]) => patterns.map((p) => `when lower(e.client) like '${p}' then '${label}'`)).join(' ')} else 'other' end`;
 
 export async function usageByClient(db: Queryable, userId: string, days: number) {
   // Aggregate per raw client first, then classify the few distinct values (not every row).
-  return db.query<{ client: string; calls: number; original_tokens: number; tokens_saved: number }>(
-    `select ${CLIENT_CASE} as client, sum(e.calls)::int as calls, sum(e.original_tokens)::int8 as original_tokens,
-            sum(e.tokens_saved)::int8 as tokens_saved
-       from (select e.client, count(*) as calls, sum(e.input_tokens) as original_tokens, sum(${SAVED}) as tokens_saved
+  // calls: every call (as by-tool); compressions: the calls by-model and by-fidelity count (COMPRESSING).
+  return db.query<{ client: string; calls: number; compressions: number; original_tokens: number; tokens_saved: number }>(
+    `select ${CLIENT_CASE} as client, sum(e.calls)::int as calls, sum(e.compressions)::int as compressions,
+            sum(e.original_tokens)::int8 as original_tokens, sum(e.tokens_saved)::int8 as tokens_saved
+       from (select e.client, count(*) as calls, count(*) filter (where ${COMPRESSING}) as compressions,
+                    sum(e.input_tokens) as original_tokens, sum(${SAVED}) as tokens_saved
                from usage_events e where e.user_id = $1 and ${SINCE_DAYS}
               group by e.client) e
       group by 1 order by calls desc, client`,
