@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // Install-time fixes to dependencies whose upstream fix is not released yet (docs/dependencies.md).
-// Each patch is a literal replacement, applied only where its "before" text is found, so it is
-// idempotent and turns itself off once a release carries the fix (the script then says so).
+// Each patch is a literal replacement for one exact version of its package (pinned in package.json).
+// It is idempotent (an already patched file is left alone); when the installed version is not the one
+// it was written for, or its "before" text is missing, the install fails rather than run unpatched.
+// Usage: node scripts/patches/apply.mjs [root]   (root: the directory holding node_modules; tests pass a copy)
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const root = process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** postgres.js 3.4.x: nextWrite() on a connection whose socket closed() has nulled throws from an
  *  Immediate or the 'data' handler, an uncaught TypeError that exits the process. Settle the
  *  connection's queries with CONNECTION_CLOSED instead (porsager/postgres#1208, PRs #1168/#1209). */
 const postgresNextWrite = {
+  package: 'postgres',
+  version: '3.4.9',
   name: 'postgres: nextWrite on a closed socket',
   files: ['node_modules/postgres/src/connection.js', 'node_modules/postgres/cjs/src/connection.js'],
   edits: [{
@@ -32,6 +36,8 @@ const postgresNextWrite = {
  *  state and can hand the new query the old backend's error. Forget it once the socket is gone
  *  (porsager/postgres#1216). */
 const postgresForgetOnClose = {
+  package: 'postgres',
+  version: '3.4.9',
   name: 'postgres: forget the query state of a closed socket',
   files: ['node_modules/postgres/src/connection.js', 'node_modules/postgres/cjs/src/connection.js'],
   edits: [{
@@ -59,6 +65,8 @@ const postgresForgetOnClose = {
  *  transaction, interleaved with the pool's next query, which can receive their rows; queries it had
  *  queued never settle. Reject them all with the close error (porsager/postgres#1216, #1186). */
 const postgresTransactionClosed = {
+  package: 'postgres',
+  version: '3.4.9',
   name: 'postgres: a transaction whose connection closed rejects its later queries',
   files: ['node_modules/postgres/src/index.js', 'node_modules/postgres/cjs/src/index.js'],
   edits: [{
@@ -82,18 +90,35 @@ const postgresTransactionClosed = {
 
 const patches = [postgresNextWrite, postgresForgetOnClose, postgresTransactionClosed];
 
-// A file is patched whole or not at all: every edit's "before" must be there, or every "after".
+/** Why `patch` cannot be applied to the file at `rel`, or null when it is (or already was) applied. */
+function apply(patch, rel) {
+  const file = join(root, rel);
+  if (!existsSync(file)) return `${rel} is missing`;
+  const text = readFileSync(file, 'utf8');
+  if (patch.edits.every((e) => text.includes(e.after))) return null;
+  // A file is patched whole or not at all: every edit's "before" must be there, or every "after".
+  if (!patch.edits.every((e) => text.includes(e.before))) return `${rel} does not have the code this patch replaces`;
+  writeFileSync(file, patch.edits.reduce((t, e) => t.replace(e.before, e.after), text));
+  console.log(`patches: ${patch.name}: applied to ${rel}`);
+  return null;
+}
+
+const failures = [];
 for (const patch of patches) {
-  for (const rel of patch.files) {
-    const file = join(root, rel);
-    if (!existsSync(file)) continue;
-    const text = readFileSync(file, 'utf8');
-    if (patch.edits.every((e) => text.includes(e.after))) continue;
-    if (!patch.edits.every((e) => text.includes(e.before))) {
-      console.warn(`patches: ${patch.name}: ${rel} no longer has the unpatched code; check whether the release fixed it`);
-      continue;
-    }
-    writeFileSync(file, patch.edits.reduce((t, e) => t.replace(e.before, e.after), text));
-    console.log(`patches: ${patch.name}: applied to ${rel}`);
+  const manifest = join(root, 'node_modules', patch.package, 'package.json');
+  if (!existsSync(manifest)) continue; // not installed (a partial install); nothing to patch
+  const installed = JSON.parse(readFileSync(manifest, 'utf8')).version;
+  if (installed !== patch.version) {
+    failures.push(`${patch.name}: written for ${patch.package} ${patch.version}, but ${installed} is installed`);
+    continue;
   }
+  for (const rel of patch.files) {
+    const why = apply(patch, rel);
+    if (why) failures.push(`${patch.name}: ${why}`);
+  }
+}
+if (failures.length > 0) {
+  for (const f of failures) console.error(`patches: cannot apply ${f}`);
+  console.error('patches: install stopped. Pin the version the patches were written for in package.json, or check whether the release fixed the bug and update scripts/patches/apply.mjs (docs/dependencies.md).');
+  process.exit(1);
 }

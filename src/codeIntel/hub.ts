@@ -7,6 +7,7 @@ import type { QueryMethod, StoredFile } from '../../workers/codeIntel/indexThrea
 import type { ApplyStats } from '../../workers/codeIntel/repoIndex.js';
 import type { RepoFileAnalysed } from '../../workers/codeIntel/tasks.js';
 import { CodeIndexClient, CodeThreadError } from './client.js';
+import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 
 export type CodeIntelDeps = Pick<Services, 'db' | 'log'>;
 
@@ -28,6 +29,8 @@ export class CodeIntelHub {
   private readonly locks = new Map<string, Promise<unknown>>();
   /** Process-wide counters (tests: a restart parses nothing; reloads come from the database). */
   readonly counters = { filesParsed: 0, reloads: 0, filesReloaded: 0 };
+  /** Queries reach the thread through this door (src/domain/compute.ts runOnThread). */
+  readonly door = new ThreadDoor('code index thread', THREAD_DOOR_DEFAULTS);
 
   constructor(private readonly deps: CodeIntelDeps) {}
 

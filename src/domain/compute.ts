@@ -1,4 +1,5 @@
 import { TaskError, type RunOptions, type TaskInput, type TaskName, type TaskOutput } from '../pool/pool.js';
+import type { ThreadDoor } from '../pool/threadDoor.js';
 import type { Services } from '../services.js';
 import { asDomainError, DomainError, invalidInput } from './errors.js';
 
@@ -32,4 +33,16 @@ export async function runTask<K extends TaskName>(services: Pick<Services, 'pool
 /** Readiness probe: one round trip through a worker within timeoutMs, waiting for a free thread included. */
 export async function pingPool(services: Pick<Services, 'pool'>, timeoutMs: number): Promise<void> {
   await runTask(services, 'ping', undefined, { deadlineMs: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
+}
+
+/**
+ * The same door to a long-lived thread (the knowledge or code index): its backlog bound, deadline and
+ * the caller's abort, with saturation and deadlines as DomainErrors (unavailable 503, timeout).
+ */
+export async function runOnThread<T>(door: ThreadDoor, work: () => Promise<T>, options: ComputeOptions = {}): Promise<T> {
+  try {
+    return await door.run(work, options);
+  } catch (err) {
+    throw asDomainError(err) ?? err;
+  }
 }

@@ -7,6 +7,7 @@ import { DomainError, unavailable } from '../domain/errors.js';
 import type { Services } from '../services.js';
 import type { Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
+import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 
 /** Ingest jobs run at most this many at a time per process (each fans out to the pool). */
 export const INGEST_CONCURRENCY = 2;
@@ -59,6 +60,8 @@ export class KnowledgeHub {
   ready: Promise<void> = Promise.resolve();
   /** The index thread's client while running (between start() and the end of close()). */
   private client: IndexClient | null = null;
+  /** Searches reach the index thread through this door (src/domain/compute.ts runOnThread). */
+  readonly door = new ThreadDoor('knowledge index thread', THREAD_DOOR_DEFAULTS);
   /** Generation (kb_index_state) the index thread is known to reflect, per project. */
   private readonly synced = new Map<string, number>();
   private readonly locks = new Map<string, Promise<unknown>>();

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { createLogger, type Logger } from '../lib/log.js';
 import { packageRoot } from '../lib/root.js';
+import { ThreadClient } from '../pool/threadClient.js';
 import type { Db, Queryable } from './db.js';
 import { makeClusterIfNew } from './pgliteSettings.js';
 import { fromWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
@@ -30,7 +31,6 @@ export async function crashPgliteThreads(how: 'error' | 'terminate' = 'error', o
   return workers.length;
 }
 
-type Pending = { resolve(rows: unknown[]): void; reject(err: Error): void };
 type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<R, 'id'> : never) : never;
 
 /**
@@ -41,60 +41,36 @@ type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<
 export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger = createLogger()): Promise<Db> {
   await makeClusterIfNew(dataDir);
   const data: PgliteWorkerData = { dataDir, template };
-  const worker = new Worker(join(packageRoot(), 'dist', 'src', 'store', 'pgliteWorker.js'), { workerData: data });
-  const pending = new Map<number, Pending>();
-  let nextId = 1;
   let nextTx = 1;
-  // Set once closed or crashed: every later request rejects with it.
-  let closedError: Error | null = null;
-
-  const settle = (err: Error) => {
-    closedError ??= err;
-    for (const p of pending.values()) p.reject(err);
-    pending.clear();
-  };
-  const opened = new Promise<void>((resolve, reject) => {
-    pending.set(0, { resolve: () => resolve(), reject });
-  });
-  worker.on('message', (m: PgliteReply) => {
-    const p = pending.get(m.id);
-    if (!p) return;
-    pending.delete(m.id);
-    if (pending.size === 0) worker.unref();
-    if ('error' in m) p.reject(fromWire(m.error));
-    else p.resolve(m.rows);
-  });
+  let crashed = false;
   // A crash ends the database for this process: pending and later queries reject at once (guardDb
   // turns "PGlite is closed" into a 503), readiness reports the database unavailable. No restart:
   // an in-memory database would come back empty, and a data dir the crash may have left mid-write
   // is better reopened by a fresh process (the orchestrator's restart on failed readiness).
-  live.add(worker);
-  worker.on('error', (err) => {
-    log.error('PGlite thread crashed', { error: String(err), data_dir: dataDir });
-    settle(new Error(`PGlite is closed: its thread crashed (${err.message})`));
-  });
-  worker.on('exit', (code) => {
-    live.delete(worker);
-    if (!closedError) log.error('PGlite thread exited', { code, data_dir: dataDir });
-    settle(new Error(`PGlite is closed: its thread exited with code ${code}`));
-  });
-
-  function request(msg: Outgoing): Promise<unknown[]> {
-    if (closedError) return Promise.reject(closedError);
-    const id = nextId++;
-    return new Promise((resolve, reject) => {
-      if (pending.size === 0) worker.ref();
-      pending.set(id, { resolve, reject });
-      try {
-        worker.postMessage({ ...msg, id });
-      } catch (err) {
-        // Not posted (a parameter that cannot be cloned): no answer will come, so it must not hold the thread referenced.
-        pending.delete(id);
-        if (pending.size === 0) worker.unref();
-        throw err;
+  const thread = new ThreadClient<Outgoing>({
+    file: join(packageRoot(), 'dist', 'src', 'store', 'pgliteWorker.js'),
+    workerData: data,
+    unrefWhenIdle: true,
+    encode: (id, msg) => ({ ...msg, id }),
+    decode: (m) => {
+      const reply = m as PgliteReply;
+      return 'error' in reply ? { id: reply.id, error: fromWire(reply.error) } : { id: reply.id, value: reply.rows };
+    },
+    gone: ({ error, code, closing }) => {
+      if (error) {
+        crashed = true;
+        log.error('PGlite thread crashed', { error: String(error), data_dir: dataDir });
+        return new Error(`PGlite is closed: its thread crashed (${error.message})`);
       }
-    });
-  }
+      live.delete(worker);
+      if (!closing && !crashed) log.error('PGlite thread exited', { code, data_dir: dataDir });
+      return new Error(`PGlite is closed: its thread exited with code ${code}`);
+    },
+  });
+  const worker = thread.worker;
+  live.add(worker);
+  const opened = thread.expect<void>(0);
+  const request = (msg: Outgoing) => thread.request<unknown[]>(msg);
 
   const queryIn = (tx: number | undefined): Queryable => ({
     query: <T>(sql: string, params: readonly unknown[] = []) => request({ op: 'query', sql, params, tx }) as Promise<T[]>,
@@ -123,19 +99,9 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
       await request({ op: 'end', tx, commit: true });
       return result;
     },
-    async close() {
-      if (closedError) return;
-      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-      const closing = request({ op: 'close' });
-      closedError = new Error('PGlite is closed');
+    close: () =>
       // A close stuck behind a transaction that never ends must not hold shutdown forever.
-      let timer: NodeJS.Timeout | undefined;
-      const stuck = new Promise<void>((resolve) => (timer = setTimeout(() => (log.warn('PGlite close timed out; thread stopped'), resolve()), CLOSE_TIMEOUT_MS)));
-      await Promise.race([closing.catch((err: Error) => log.warn('PGlite close failed', { error: err.message })), stuck]);
-      clearTimeout(timer);
-      await worker.terminate();
-      await exited;
-    },
+      thread.close({ op: 'close' }, { timeoutMs: CLOSE_TIMEOUT_MS, closedError: new Error('PGlite is closed'), onTimeout: () => log.warn('PGlite close timed out; thread stopped') }),
   };
   threadOf.set(db, worker);
   return db;

@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { QueryMethod } from '../../../workers/codeIntel/indexThread.js';
 import type { RepoFileAnalysed, RepoFileInput } from '../../../workers/codeIntel/tasks.js';
 import type { Call } from '../call.js';
+import { runOnThread } from '../compute.js';
 import { DomainError, invalidInput } from '../errors.js';
 import { resolveProject } from '../knowledge/items.js';
 import type { Services } from '../../services.js';
@@ -121,7 +122,8 @@ export async function ingestRepository(call: Call, project: string, input: Inges
   };
 }
 
-/** One query against the project's index (served from the code-intelligence thread's memory). */
-export function queryCodeIndex<T>(services: Services, project: string, method: QueryMethod, args: unknown[]): Promise<T> {
-  return services.codeIntel.ask<T>(project, method, args);
+/** One query against the project's index (served from the code-intelligence thread's memory), through the thread's door. */
+export function queryCodeIndex<T>(call: Call, project: string, method: QueryMethod, args: unknown[]): Promise<T> {
+  const hub = call.services.codeIntel;
+  return runOnThread(hub.door, () => hub.ask<T>(project, method, args), { signal: call.signal });
 }

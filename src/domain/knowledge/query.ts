@@ -3,6 +3,7 @@
 // filter), fused by reciprocal rank fusion (k = 60).
 import type { Principal } from '../../auth/principal.js';
 import { unavailable } from '../errors.js';
+import { runOnThread } from '../compute.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';
 import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/shared/rrf.js';
@@ -68,14 +69,13 @@ export async function queryKnowledge(
   input: QueryInput,
   signal?: AbortSignal,
 ): Promise<{ results: QueryChunk[]; candidates: number; indexed_chunks: number }> {
-  void signal;
   const hub = services.knowledge;
   if (!(await hub.ensureIndex(projectId))) return { results: [], candidates: 0, indexed_chunks: 0 };
   let k = Math.min(MAX_CANDIDATES, Math.max(MIN_CANDIDATES, input.limit * CANDIDATES_PER_RESULT));
   for (;;) {
     let hits;
     try {
-      hits = await hub.index.query(projectId, input.query, k, k);
+      hits = await runOnThread(hub.door, () => hub.index.query(projectId, input.query, k, k), { signal });
     } catch (err) {
       if (err instanceof IndexThreadError && err.code !== 'not_loaded') throw unavailable(`Knowledge search unavailable: ${err.message}`, 2);
       throw err;

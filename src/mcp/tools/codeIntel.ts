@@ -12,7 +12,7 @@ const limit = (d: number, max = 1000) => z.number().int().min(1).max(max).defaul
 
 async function ask<T>(ctx: ToolContext, method: QueryMethod, args: unknown[]): Promise<T> {
   const project = await boundCodeProject(ctx.services, ctx.principal);
-  return queryCodeIndex<T>(ctx.services, project, method, args);
+  return queryCodeIndex<T>(ctx.call, project, method, args);
 }
 
 const blastFocus = (v: string | string[] | undefined): string[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]).map((s) => s.trim()).filter(Boolean);
@@ -27,8 +27,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_orient',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       "Call first: builds or updates the project's repository index from files (parsed once with tree-sitter: python, javascript, typescript, tsx, java, go, rust, c, cpp; other languages by lines) and removes deleted paths; unchanged files are skipped, so later calls send only what changed. Returns what was indexed and an orientation: languages, definitions, the most central symbols and files, external modules. The other gc_* code tools answer from this index. Bad files (binary, over 1,000,000 characters, path traversal) are listed in skipped and never fail the call.",
@@ -46,15 +44,13 @@ export const codeIntelTools = [
     async handler(args, ctx) {
       const project = await boundCodeProject(ctx.services, ctx.principal);
       const index = args.files.length || args.deleted.length ? await ingestRepository(ctx.call, project, { files: args.files, deleted: args.deleted }) : null;
-      const orientation = await queryCodeIndex<Record<string, unknown>>(ctx.services, project, 'summary', [args.top]);
+      const orientation = await queryCodeIndex<Record<string, unknown>>(ctx.call, project, 'summary', [args.top]);
       return { result: { ...(index ? { index } : {}), orientation } };
     },
   }),
   defineTool({
     name: 'gc_defs',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -68,8 +64,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_refs',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -83,8 +77,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_callers',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -99,8 +91,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_source',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -113,8 +103,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_impact',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -137,8 +125,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_blast_radius',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -160,8 +146,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_repo_map',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -184,8 +168,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_scan',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -212,8 +194,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_context_render',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -238,8 +218,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_agent_capsule',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -259,8 +237,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'gc_edit_plan',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -281,8 +257,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'search_code',
     scope: 'mcp:read',
-    category: 'search',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -296,8 +270,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'detect_dead_code',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -311,8 +283,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'export_graph_json',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -326,8 +296,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'export_graph_graphml',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -347,8 +315,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'visualize_graph_html',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -368,8 +334,6 @@ export const codeIntelTools = [
   defineTool({
     name: 'generate_structural_summary',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
