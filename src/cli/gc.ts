@@ -155,7 +155,7 @@ try {
     // --help and --version end here with code 0; a wrong argument is a usage error.
     exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
     // 'commander.help': a command was missing and the help went to stderr already.
-    if (exitCode !== EXIT.ok && err.code !== 'commander.help') report(err.message.replace(/^error: /, ''), exitCode, helpHint());
+    if (exitCode !== EXIT.ok && err.code !== 'commander.help') report(err.message.replace(/^error: /, '').replace(/\n\((Did you mean [^)]*)\)/, (_m, s: string) => ` (${s[0]!.toLowerCase()}${s.slice(1)})`), exitCode, helpHint());
   } else if (err instanceof CliError) {
     report(err.message, err.exitCode, err.exitCode === EXIT.usage ? helpHint() : null);
     exitCode = err.exitCode;

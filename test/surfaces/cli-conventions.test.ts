@@ -64,11 +64,11 @@ describe('the command line has a name of its own', () => {
     const run = await cli(['compress', FILE, '--fidleity', 'outline']);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
-    expect(run.stderr).toBe("semcomp: unknown option '--fidleity'\nRun 'semcomp compress --help' for usage and examples.\n");
+    expect(run.stderr).toBe("semcomp: unknown option '--fidleity' (did you mean --fidelity?)\nRun 'semcomp compress --help' for usage and examples.\n");
     const json = await cli(['--json', 'compress', FILE, '--fidleity', 'outline']);
     expect(json.code).toBe(2);
     expect(json.stderr).toBe('');
-    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'usage', message: "unknown option '--fidleity'", exit_code: 2 } });
+    expect(JSON.parse(json.stdout)).toEqual({ error: { code: 'usage', message: "unknown option '--fidleity' (did you mean --fidelity?)", exit_code: 2 } });
   });
 });
 

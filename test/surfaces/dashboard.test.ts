@@ -114,7 +114,7 @@ describe(`usage dashboard in Chromium (${DB_KIND})`, () => {
     const byFidelity = (await server.request('GET', '/v1/usage/by-fidelity?days=30', { key })).json.data;
     const fidelityRows = await page.$$eval('#table-fidelity tbody tr', (rows) => rows.map((r) => Array.from(r.querySelectorAll('td')).map((td) => td.textContent)));
     expect(fidelityRows.map((r) => r[0])).toEqual(byFidelity.map((d: { fidelity: string }) => d.fidelity));
-    expect(fidelityRows.map((r) => r[0]).sort()).toEqual(['abstract', 'balanced', 'outline']);
+    expect(fidelityRows.map((r) => r[0]).sort()).toEqual(['abstract', 'balanced', 'detailed', 'outline']);
     expect(await page.$$eval('#table-model tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('gpt-4o');
     expect(await page.$$eval('#table-client tbody tr td:first-child', (tds) => tds.map((t) => t.textContent))).toContain('cursor');
     expect(await page.$$eval('#table-events tbody tr', (rows) => rows.length)).toBe(6);

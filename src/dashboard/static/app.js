@@ -49,16 +49,18 @@
    * A y axis as wide as its widest label (uPlot's fixed sizes clipped "200,000"): tick length, gap and
    * the measured text. Records both on the chart element for the browser test.
    */
-  function yAxisSize(u, values, axisIdx, cycleNum) {
+  const yAxisSize = (target) => (u, values, axisIdx, cycleNum) => {
     const axis = u.axes[axisIdx];
     if (cycleNum > 1) return axis._size;
     u.ctx.font = axis.font[0];
+    // measureText is in canvas pixels (the font is scaled by devicePixelRatio); sizes are CSS pixels.
     const widest = Math.max(0, ...(values ?? []).map((v) => u.ctx.measureText(String(v)).width / devicePixelRatio));
-    const size = Math.ceil(axis.ticks.size + axis.gap + widest + 4);
-    u.root.parentElement.dataset.yLabelWidth = String(Math.ceil(widest + axis.ticks.size + axis.gap));
-    u.root.parentElement.dataset.yAxisSize = String(size);
+    const needed = Math.ceil(axis.ticks.size + axis.gap + widest);
+    const size = needed + 4;
+    target.dataset.yLabelWidth = String(needed);
+    target.dataset.yAxisSize = String(size);
     return size;
-  }
+  };
 
   /** The legend shows the latest point's values, not "--", while the cursor is off the chart. */
   const latestInLegend = (u) => {
@@ -92,7 +94,7 @@
       {
         // Bars start at zero, or their heights would mislead.
         scales: { x: { time: false, range: [-0.5, Math.max(labels.length - 0.5, 0.5)] }, y: { range: (_u, _min, max) => [0, Math.max(1, max) * 1.1] } },
-        axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? ''), splits: () => labels.map((_l, i) => i) }, { size: yAxisSize }],
+        axes: [{ values: (_u, ticks) => ticks.map((t) => labels[t] ?? ''), splits: () => labels.map((_l, i) => i) }, { size: yAxisSize($(id)) }],
         series: [{}, { label, fill: 'rgba(31, 111, 235, 0.35)', stroke: '#1f6feb', paths: uPlot.paths.bars({ size: [0.6, 80] }), points: { show: false } }],
         legend: { show: false },
       },
@@ -121,7 +123,7 @@
       'chart-history',
       {
         series: [{}, { label: 'Tokens saved', stroke: '#1a7f37', fill: 'rgba(26, 127, 55, 0.15)' }, { label: 'Tokens sent', stroke: '#1f6feb' }],
-        axes: [{}, { size: yAxisSize }],
+        axes: [{}, { size: yAxisSize($('chart-history')) }],
       },
       [history.data.map((d) => Date.parse(`${d.date}T00:00:00Z`) / 1000), history.data.map((d) => d.tokens_saved), history.data.map((d) => d.original_tokens)],
     );
