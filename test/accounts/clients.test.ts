@@ -26,7 +26,12 @@ const USER_AGENTS: [string, string][] = [
   ['GeminiCLI/0.1.12 (linux; x64)', 'gemini-cli'],
   ['Anthropic/JS 0.56.0', 'anthropic-sdk'],
   ['OpenAI/Python 1.93.0', 'openai-sdk'],
-  ['curl/8.5.0', 'other'],
+  ['semantic-compression-cli/0.1.0', 'semcomp-cli'],
+  ['curl/8.5.0', 'curl'],
+  ['python-requests/2.32.3', 'python-requests'],
+  ['node', 'node-fetch'],
+  ['Go-http-client/1.1', 'go-http'],
+  ['SomeInHouseBot/2.0', 'other'],
 ];
 const MCP_CLIENTS: [string, string][] = [
   ['claude-code', 'claude-code'],
