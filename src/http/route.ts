@@ -64,6 +64,8 @@ export interface RouteSpec<B = unknown, Q = unknown> {
   /** Takes a whole repository (many files): MAX_REPOSITORY_BODY_BYTES instead of MAX_BODY_BYTES. */
   repositoryBody?: true;
   query?: z.ZodType<Q, unknown>;
+  /** The success body's schema: /openapi.json's success response and the contract suite read it. */
+  response?: z.ZodTypeAny;
   /** What /openapi.json says beyond the schemas (src/routes/openapi.ts); all optional. */
   doc?: RouteDoc;
   handler(ctx: RequestContext<B, Q>): Promise<Reply> | Reply;

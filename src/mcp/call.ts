@@ -1,4 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
 import { requirePlan } from '../auth/plans.js';
 import { Call, type ProgressUpdate } from '../domain/call.js';
 import { asDomainError, DomainError, unavailable } from '../domain/errors.js';
@@ -16,6 +17,17 @@ function errorResult(payload: Record<string, unknown>): CallToolResult {
 
 function okResult(result: Record<string, unknown>): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
+}
+
+/**
+ * A result as it goes out on MCP: a tool that declares an outputSchema keeps an error's payload in its
+ * text only, since clients validate any structuredContent against that schema, error or not (the
+ * SDK's Client.callTool does). In-process callers (workflow nodes, A2A) keep reading structuredContent.
+ */
+export function onTheWire(name: string, result: CallToolResult): CallToolResult {
+  if (!result.isError || !getTool(name)?.output) return result;
+  const { structuredContent: _, ...rest } = result;
+  return rest;
 }
 
 /** The one translation of the domain's error vocabulary to MCP tool-level errors: `{error, detail, ...}`. */
@@ -69,7 +81,9 @@ export async function callTool(name: string, args: unknown, caller: CallerContex
       throw new DomainError('forbidden', `${name} needs an API key bound to a project`, { code: 'no_project_selected' });
     }
     const parsed = validate(tool.input, args ?? {}, null, `arguments for ${name}`);
-    result = okResult((await tool.handler(parsed, { ...caller, call })).result);
+    const outcome = (await tool.handler(parsed, { ...caller, call })).result;
+    if (tool.output) checkOutput(name, tool.output, outcome);
+    result = okResult(outcome);
     // A call that ran no compute step still ends its progress.
     if (lastProgress === 0) progress?.({ progress: 1, total: 1, message: `${name} done` });
   } catch (err) {
@@ -90,4 +104,13 @@ export async function callTool(name: string, args: unknown, caller: CallerContex
   }
   remember(caller.session, name, result.isError ? `error ${(result.structuredContent as { error: string }).error}` : 'ok');
   return result;
+}
+
+/**
+ * A result off the tool's own outputSchema is a defect of the tool: every client that validates
+ * (the SDK's does) would reject it, so it fails here as an internal error, named in the log.
+ */
+function checkOutput(name: string, schema: z.ZodTypeAny, outcome: Record<string, unknown>): void {
+  const checked = schema.safeParse(outcome);
+  if (!checked.success) throw new Error(`${name} returned a result off its outputSchema: ${checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 }

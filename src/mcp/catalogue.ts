@@ -1,5 +1,23 @@
-/** The spec's whole tool catalogue (name, category, plan tag), transcribed from the interface spec; docs/tools.md is generated from it and the registry. */
-export const SPEC_CATALOGUE: readonly { name: string; category: string; plan: 'free' | 'pro' }[] = [
+/** Categories of the spec's tool catalogue. */
+export type ToolCategory =
+  | 'advisory' | 'analytics' | 'general' | 'ingestion' | 'platform' | 'search' | 'compression'
+  | 'ace' | 'adaptive-memory' | 'knowledge-base' | 'memory';
+
+export interface CatalogueEntry {
+  name: string;
+  category: ToolCategory;
+  /** The spec's plan tag. */
+  plan: 'free' | 'pro';
+  /** The spec's text asks for more than the tag says ("Team or Enterprise"). */
+  requires?: 'team';
+}
+
+/**
+ * The spec's whole tool catalogue (name, category, plan tag), transcribed from the interface spec: the
+ * one place a tool's category and plan are stated (defineTool reads them here); docs/tools.md is
+ * generated from it and the registry.
+ */
+export const SPEC_CATALOGUE: readonly CatalogueEntry[] = [
   { name: 'check_budget', category: 'advisory', plan: 'free' },
   { name: 'check_context_budget', category: 'advisory', plan: 'free' },
   { name: 'check_environment', category: 'advisory', plan: 'free' },
@@ -52,7 +70,7 @@ export const SPEC_CATALOGUE: readonly { name: string; category: string; plan: 'f
   { name: 'compress_mcp_registry', category: 'compression', plan: 'pro' },
   { name: 'compress_meta_tokens', category: 'compression', plan: 'pro' },
   { name: 'compress_tool_output', category: 'compression', plan: 'pro' },
-  { name: 'batch_compress_queue', category: 'ingestion', plan: 'pro' },
+  { name: 'batch_compress_queue', category: 'ingestion', plan: 'pro', requires: 'team' },
   { name: 'batch_ingest_documents', category: 'ingestion', plan: 'pro' },
   { name: 'ingest_multimodal', category: 'ingestion', plan: 'pro' },
   { name: 'ingest_transcript', category: 'ingestion', plan: 'pro' },
@@ -133,7 +151,7 @@ export const SPEC_CATALOGUE: readonly { name: string; category: string; plan: 'f
   { name: 'create_connector_feed', category: 'general', plan: 'pro' },
   { name: 'create_dataset', category: 'general', plan: 'pro' },
   { name: 'create_handoff_bundle', category: 'general', plan: 'pro' },
-  { name: 'create_project', category: 'general', plan: 'pro' },
+  { name: 'create_project', category: 'general', plan: 'pro', requires: 'team' },
   { name: 'create_prompt_template', category: 'general', plan: 'pro' },
   { name: 'deploy_prompt_version', category: 'general', plan: 'pro' },
   { name: 'detect_dead_code', category: 'general', plan: 'pro' },
@@ -195,10 +213,19 @@ export const SPEC_CATALOGUE: readonly { name: string; category: string; plan: 'f
  * Tools the spec's catalogue does not list, registered because an issue needs them; each says why.
  * docs/tools.md lists them in a section of their own, and the discovery test accepts exactly these.
  */
-export const EXTENSION_TOOLS: readonly { name: string; category: string; plan: 'free' | 'pro'; reason: string }[] = [
+export const EXTENSION_TOOLS: readonly (CatalogueEntry & { reason: string })[] = [
   { name: 'gc_provider_set', category: 'platform', plan: 'pro', reason: "registers the project's LLM provider and key that workflow runs spend the balance of (issue 18, docs/providers.md)" },
   { name: 'gc_provider_list', category: 'platform', plan: 'pro', reason: "lists the project's LLM providers, never their keys (issue 18)" },
   { name: 'gc_provider_delete', category: 'platform', plan: 'pro', reason: 'removes a provider and its stored key (issue 18)' },
   { name: 'gc_run_cancel', category: 'platform', plan: 'pro', reason: 'cancels a workflow run: the issue asks for cancellation and the spec names no tool for it (issue 18, docs/workflows.md)' },
   { name: 'expand_markers', category: 'general', plan: 'free', reason: 'expands elision-marker ids back to the exact hidden text, the MCP side of POST /v1/expand (issue 23, docs/markers.md)' },
 ];
+
+const ENTRIES = new Map<string, CatalogueEntry>([...SPEC_CATALOGUE, ...EXTENSION_TOOLS].map((e) => [e.name, e]));
+
+/** A tool's catalogue entry; a tool the catalogue does not name cannot be defined. */
+export function catalogueEntry(name: string): CatalogueEntry {
+  const entry = ENTRIES.get(name);
+  if (!entry) throw new Error(`tool ${name} is in neither SPEC_CATALOGUE nor EXTENSION_TOOLS (src/mcp/catalogue.ts)`);
+  return entry;
+}

@@ -4,7 +4,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
-import { callTool } from './call.js';
+import { callTool, onTheWire } from './call.js';
 import { toolList } from './registry.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -62,7 +62,7 @@ export function createMcpServer(services: Services, caller: Caller, session: Ses
     });
     // tool_help's enable_toolsets widened what this session lists (it replaces session.toolsets).
     if (session.toolsets !== toolsets && toolList(session.toolsets).length !== toolList(toolsets).length) void server.sendToolListChanged().catch(() => undefined);
-    return result;
+    return onTheWire(name, result);
   });
   registerResources(server, services, caller);
   registerPrompts(server);

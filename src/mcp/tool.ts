@@ -6,11 +6,10 @@ import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
 import type { Call, ProgressUpdate } from '../domain/call.js';
 import type { Services } from '../services.js';
 import type { SessionState } from './session.js';
+import { catalogueEntry } from './catalogue.js';
 
-/** Categories of the spec's tool catalogue. */
-export type ToolCategory =
-  | 'advisory' | 'analytics' | 'general' | 'ingestion' | 'platform' | 'search' | 'compression'
-  | 'ace' | 'adaptive-memory' | 'knowledge-base' | 'memory';
+export type { ToolCategory } from './catalogue.js';
+import type { ToolCategory } from './catalogue.js';
 
 export interface ToolContext {
   services: Services;
@@ -34,13 +33,38 @@ export interface ToolOutcome {
   result: Record<string, unknown>;
 }
 
+/**
+ * MCP ToolAnnotations hints (what the tool does to the world), as data. Defaults come from the tool's
+ * flags and name (toolAnnotations below); a definition or its group states only what differs.
+ */
+export interface ToolHints {
+  /** Changes nothing. Defaults to the tool's readOnly flag. */
+  readOnlyHint?: boolean;
+  /** May destroy or overwrite stored data (delete, revoke, clear, rotate…). Defaults from the name's verb. */
+  destructiveHint?: boolean;
+  /** Calling again with the same arguments changes nothing more (set, delete, revoke…). Defaults from the name's verb. */
+  idempotentHint?: boolean;
+  /** Reaches outside this service (the web, federation peers, upstream MCP servers, LLM providers). Defaults to false. */
+  openWorldHint?: boolean;
+}
+
 export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   name: string;
+  /** The spec's category, read from the catalogue (src/mcp/catalogue.ts): stated there only. */
   category: ToolCategory;
-  /** Lowest plan that may call it (spec tags plan:free / plan:pro; some say Team). */
+  /** Lowest plan that may call it (spec tags plan:free / plan:pro), read from the catalogue. */
   plan: Plan;
+  /** Human-readable name (MCP title); derived from the name unless stated. */
+  title: string;
   description: string;
   input: S;
+  /**
+   * What a successful call returns (its structuredContent). Listed as outputSchema; callTool checks
+   * the result against it under test (TOOL_OUTPUT_CHECK), and the SDK client validates it on every call.
+   */
+  output?: z.ZodTypeAny;
+  /** Hints that differ from the derived defaults (toolAnnotations). */
+  hints?: ToolHints;
   /** Non-compressing helper calls are recorded with method mcp_advisory. */
   advisory?: boolean;
   /** Reads only: advertised to clients as readOnlyHint. */
@@ -57,6 +81,47 @@ export function toolScope(tool: Pick<ToolDefinition, 'scope'>): McpScope {
   return tool.scope ?? 'mcp:tools';
 }
 
-export function defineTool<S extends z.ZodTypeAny>(definition: ToolDefinition<S>): ToolDefinition<S> {
-  return definition;
+/** What a definition states: category and plan come from the catalogue, the title from the name. */
+export type ToolSpec<S extends z.ZodTypeAny> = Omit<ToolDefinition<S>, 'category' | 'plan' | 'title'> & { title?: string };
+
+/** Metadata shared by a feature's tools (scope, flags, hints); each definition states only what differs. */
+export type ToolDefaults = Partial<Pick<ToolDefinition, 'advisory' | 'readOnly' | 'scope' | 'needsProject' | 'hints'>>;
+
+/** 'estimate_tokens' → 'Estimate tokens'; acronyms the names use are upper-cased. */
+export function titleOf(name: string): string {
+  const words = name.split('_').map((w) => (/^(gc|mcp|kb|afm|ace|roi|toon|html|llm|a2a|api|id|pr)$/.test(w) ? w.toUpperCase() : w));
+  const title = words.join(' ');
+  return title.charAt(0).toUpperCase() + title.slice(1);
+}
+
+export function defineTool<S extends z.ZodTypeAny>(spec: ToolSpec<S>, defaults: ToolDefaults = {}): ToolDefinition<S> {
+  const entry = catalogueEntry(spec.name);
+  return {
+    ...defaults,
+    ...spec,
+    hints: defaults.hints || spec.hints ? { ...defaults.hints, ...spec.hints } : undefined,
+    category: entry.category,
+    plan: entry.requires ?? entry.plan,
+    title: spec.title ?? titleOf(spec.name),
+  };
+}
+
+/** defineTool with a feature's defaults: `const tool = defineToolGroup({ readOnly: true, hints: { openWorldHint: true } })`. */
+export function defineToolGroup(defaults: ToolDefaults) {
+  return <S extends z.ZodTypeAny>(spec: ToolSpec<S>): ToolDefinition<S> => defineTool(spec, defaults);
+}
+
+const DESTRUCTIVE = /(^|_)(delete|revoke|clear|remove|purge|forget|rotate|cancel|overwrite)(_|$)/;
+const IDEMPOTENT = /(^|_)(set|delete|revoke|clear|remove|purge|forget|cancel|update|configure|refresh)(_|$)/;
+
+/** The tool's MCP hints: derived from its flags and name's verb, then its stated hints on top. */
+export function toolAnnotations(tool: Pick<ToolDefinition, 'name' | 'readOnly' | 'hints'>): Required<ToolHints> {
+  const readOnly = tool.hints?.readOnlyHint ?? !!tool.readOnly;
+  return {
+    readOnlyHint: readOnly,
+    destructiveHint: !readOnly && DESTRUCTIVE.test(tool.name),
+    idempotentHint: readOnly || IDEMPOTENT.test(tool.name),
+    openWorldHint: false,
+    ...tool.hints,
+  };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
+import { compressResponse } from '../domain/compression/response.js';
 import { compressText, compressTextCached } from '../domain/compression/text.js';
 import { recommendFidelity } from '../domain/compression/tokens.js';
 import { asDomainError, invalid, invalidInput } from '../domain/errors.js';
@@ -102,6 +103,20 @@ const RecommendBody = z
   })
   .refine((b) => b.text !== undefined || b.document !== undefined, { message: 'document is required', path: ['document'] });
 
+/** A batch document's result: its compression, or error (then the compression fields are absent). */
+const batchResponse = z.object({
+  results: z.array(compressResponse.partial().extend({ index: z.number().int(), id: z.string().nullable(), error: z.string().nullable() })),
+  summary: z.object({
+    documents: z.number().int(),
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    total_original_tokens: z.number().int(),
+    total_compressed_tokens: z.number().int(),
+    total_tokens_saved: z.number().int(),
+    overall_savings_percent: z.number(),
+  }),
+});
+
 export const compressRoutes = [
   defineRoute({
     method: 'POST',
@@ -109,6 +124,7 @@ export const compressRoutes = [
     auth: 'key',
     usage: true,
     body: CompressBody,
+    response: compressResponse,
     doc: {
       summary: 'Compress text',
       description: 'Fewer tokens that keep the meaning; with query, the sections relevant to it come first. X-Semantic-Cache: hit on a stored answer.',
@@ -129,6 +145,7 @@ export const compressRoutes = [
       requestExample: { documents: [{ id: 'a', text: 'First document. It has two sentences.' }, { id: 'b', text: 'Second one.', fidelity: 'outline' }] },
     },
     body: BatchBody,
+    response: batchResponse,
     async handler({ body, call, services, headers }) {
       // Each document is a call of its own (method batch, one usage event with its status); the
       // batch answers 200 with per-document errors, except when the quota runs out.

@@ -1,17 +1,22 @@
+import { z } from 'zod';
 import { defineRoute } from '../http/route.js';
 import { checkReadiness } from '../domain/health/readiness.js';
 import { httpEngine } from '../http/engine/select.js';
 import { isDraining, noteReadinessProbe } from '../domain/health/draining.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
+const alive = z.object({ status: z.literal('ok') });
+/** Each check is ok or what failed (the 503 answer has the same shape). */
+const readiness = z.object({ status: z.enum(['ready', 'degraded', 'not_ready', 'draining']), checks: z.record(z.string(), z.string()) });
 
 export const healthRoutes = [
-  defineRoute({ method: 'GET', path: '/health', auth: 'public', handler: liveness }),
-  defineRoute({ method: 'GET', path: '/health/liveness', auth: 'public', handler: liveness }),
+  defineRoute({ method: 'GET', path: '/health', auth: 'public', response: alive, handler: liveness }),
+  defineRoute({ method: 'GET', path: '/health/liveness', auth: 'public', response: alive, handler: liveness }),
   defineRoute({
     method: 'GET',
     path: '/health/readiness',
     auth: 'public',
+    response: readiness,
     async handler({ services }) {
       noteReadinessProbe(services);
       // Stopping (SIGTERM): out of the balancer's rotation first, while in-flight and late requests are still served.

@@ -6,7 +6,7 @@ import { defineRoute, type RouteSpec } from '../http/route.js';
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the route registry (`allRoutes`) and each
  * route's zod schemas; nothing is written by hand except the shared parts (security schemes, the error
- * shapes). Routes carry no response schemas, so a success response is described as JSON of any shape,
+ * shapes). A success response is the route's `response` schema (output side), else JSON of any shape,
  * with the example and status the route declares in `doc` when it has one.
  */
 
@@ -26,8 +26,8 @@ const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(
 /** The shape of a path with its parameter names blanked: two routes with the same shape share one OpenAPI path. */
 const shapeOf = (path: string) => path.split('/').map((s) => (s.startsWith(':') ? ':' : s)).join('/');
 
-function jsonSchema(schema: z.ZodTypeAny): Json {
-  const out = z.toJSONSchema(schema, { target: 'draft-7', io: 'input', unrepresentable: 'any', reused: 'inline', cycles: 'throw' }) as Json;
+function jsonSchema(schema: z.ZodTypeAny, io: 'input' | 'output' = 'input'): Json {
+  const out = z.toJSONSchema(schema, { target: 'draft-7', io, unrepresentable: 'any', reused: 'inline', cycles: 'throw' }) as Json;
   delete out.$schema;
   return out;
 }
@@ -67,7 +67,7 @@ function operation(route: AnyRoute, apiPath: string, params: string[], operation
   const contentType = doc.contentType ?? 'application/json';
   const success: Json = {
     description: doc.response ?? 'Success',
-    content: { [contentType]: { schema: contentType.startsWith('application/json') ? {} : { type: 'string' }, ...(doc.responseExample !== undefined ? { example: doc.responseExample } : {}) } },
+    content: { [contentType]: { schema: !contentType.startsWith('application/json') ? { type: 'string' } : route.response ? jsonSchema(route.response, 'output') : {}, ...(doc.responseExample !== undefined ? { example: doc.responseExample } : {}) } },
   };
   const responses: Json = { [status]: success };
   if (route.body || route.query || params.length) {

@@ -12,6 +12,9 @@ import { startContractRun, type ContractRun } from './fixtures.js';
 import { loadContracts, routeKey } from './loader.js';
 
 const contracts = await loadContracts();
+const ROUTES = allRoutes;
+/** The response schema the route registry declares for a method and path (the contract's `:name` form). */
+const responseSchemaOf = (method: string, path: string) => ROUTES.find((r) => r.method === method && r.path === path)?.response;
 const DEBUG = process.env.CONTRACT_DEBUG === 'true';
 
 let run: ContractRun;
@@ -139,6 +142,12 @@ describe(`contract: REST routes (${DB_KIND})`, () => {
       }
       const problems = checkFields(res.json, entry.fields ?? {});
       expect(problems, `${routeKey(entry)} (test/contract/spec/${entry.file}) differs from the spec ("${entry.spec}"):\n${problems.join('\n')}`).toEqual([]);
+      // The spec's fields above; the route's own response schema (what /openapi.json publishes) too.
+      const declared = responseSchemaOf(entry.method, entry.path);
+      if (declared && entry.status < 300 && kind !== 'none' && kind !== 'text') {
+        const checked = declared.safeParse(res.json);
+        expect(checked.success ? [] : checked.error.issues, `${routeKey(entry)}: body off the route's response schema`).toEqual([]);
+      }
       await entry.check?.(res, c, req);
     });
   }

@@ -39,8 +39,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_generate',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       `ACE generator: answers task with the playbook's most relevant bullets in the prompt (hybrid BM25 + embedding ranking, packed into budget_tokens measured on the rendered bullets), through the project's LLM provider. Returns the answer, bullets_used (given to the model), bullets_cited (labels the answer names, e.g. [b3]) and the call's cost_micros. Creates the named playbook when it does not exist. ${SCOPE_NOTE}`,
@@ -54,8 +52,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_reflect',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       "ACE reflector: from task, answer (the trajectory) and optional feedback, ground_truth and outcome, the model extracts insights and tags the used bullets (bullet_ids) helpful, harmful or neutral. Stored with a reflection_id for ace_curate. When the model's answer is not the JSON asked for, path is 'fallback': its sentences about the task, feedback or ground truth are the insights and outcome decides the tags.",
@@ -83,8 +79,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_curate',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       "ACE curator: turns a reflection into a delta applied incrementally: ADD new bullets (skipped as duplicate when an existing bullet's embedding cosine reaches similarity_threshold) and UPDATE the helpful/harmful counters the reflection tagged. The playbook is never rewritten. The model proposes the ADDs as JSON; without usable JSON the reflection's insights are used (path 'fallback'). Curating a reflection again returns its delta (already_applied).",
@@ -98,8 +92,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_get_playbook',
     scope: 'mcp:read',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -113,8 +105,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_grow_context',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       `Adds bullets directly as one delta (ADD): each is embedded in the pool and skipped as a duplicate when an existing bullet, or an earlier one of the same call, reaches similarity_threshold. Existing bullets are not touched. Creates the named playbook when it does not exist. ${SCOPE_NOTE}`,
@@ -139,8 +129,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_refine_context',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       "ACE grow-and-refine: merges near-duplicate bullets (embedding cosine at or over similarity_threshold to the group's earliest bullet, computed in the pool) into that bullet with the counters summed, and prunes bullets whose harmful_count exceeds helpful_count by prune_margin or more. Returns what merged and what was pruned; dry_run reports without writing. Unknown playbook: not_found.",
@@ -153,8 +141,6 @@ export const aceTools = [
   defineTool({
     name: 'ace_execute_cycle',
     scope: 'mcp:write',
-    category: 'ace',
-    plan: 'pro',
     advisory: true,
     description:
       'One ACE cycle: ace_generate, ace_reflect on its answer (with feedback, ground_truth, outcome), ace_curate of the reflection, and with refine also ace_refine_context. Returns each step\'s output, the delta applied and the total cost_micros of the model calls.',

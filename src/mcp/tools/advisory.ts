@@ -1,6 +1,7 @@
 import { freemem, totalmem } from 'node:os';
 import { z } from 'zod';
-import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { FIDELITIES } from '../../../workers/shared/fidelity.js';
+import { contextWindowFor, recommendForTokens } from '../../../workers/shared/recommend.js';
 import { invalidInput } from '../../domain/errors.js';
 import { dataDisk } from '../../domain/health/readiness.js';
 import { defineTool } from '../tool.js';
@@ -22,10 +23,17 @@ export const advisoryTools = [
   defineTool({
     name: 'check_context_budget',
     readOnly: true,
-    category: 'advisory',
-    plan: 'free',
     advisory: true,
     description: 'Context usage percentage and what to do at the 40%, 60% and 75% thresholds.',
+    output: z.looseObject({
+      used_tokens: z.number().int(),
+      context_window: z.number().int(),
+      usage_percent: z.number(),
+      remaining_tokens: z.number().int(),
+      level: z.string(),
+      thresholds_percent: z.array(z.number()),
+      recommendations: z.array(z.string()),
+    }),
     input: z
       .object({ used_tokens: z.number().int().min(0), context_window: z.number().int().positive().optional(), model: z.string().max(100).optional() })
       .strict(),
@@ -49,10 +57,18 @@ export const advisoryTools = [
   defineTool({
     name: 'gc_pre_flight',
     readOnly: true,
-    category: 'platform',
-    plan: 'free',
     advisory: true,
     description: 'Call first: verdict send_as_is, send_compressed, warn_context_limit or clear_first, plus a working mode.',
+    output: z.looseObject({
+      verdict: z.enum(['send_as_is', 'send_compressed', 'warn_context_limit', 'clear_first']),
+      mode: z.string(),
+      incoming_tokens: z.number().int(),
+      used_tokens: z.number().int(),
+      context_window: z.number().int(),
+      usage_percent_after: z.number(),
+      recommended_fidelity: z.enum(FIDELITIES),
+      reason: z.string(),
+    }),
     input: z
       .object({
         text: z.string().optional(),
@@ -94,10 +110,18 @@ export const advisoryTools = [
     name: 'check_budget',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'advisory',
-    plan: 'free',
     advisory: true,
     description: 'Token budget status for the session, today or this month: used, alert level and projected usage.',
+    output: z.looseObject({
+      scope: z.enum(['session', 'daily', 'monthly']),
+      budget_tokens: z.number().int().nullable(),
+      used_tokens: z.number().int(),
+      remaining_tokens: z.number().int().nullable(),
+      usage_percent: z.number().nullable(),
+      alert_level: z.enum(['none', 'ok', 'warning', 'critical', 'exceeded']),
+      projected_tokens: z.number().int(),
+      projected_over_budget: z.boolean(),
+    }),
     // strict(): unknown fields such as the legacy `period` are validation errors.
     input: z
       .object({ scope: z.enum(['session', 'daily', 'monthly']).default('monthly'), budget_tokens: z.number().int().positive().optional() })
@@ -145,8 +169,6 @@ export const advisoryTools = [
   defineTool({
     name: 'check_environment',
     readOnly: true,
-    category: 'advisory',
-    plan: 'free',
     advisory: true,
     description: 'Models loaded, memory, cache hit ratio, stale documents, disk space, and recommendations.',
     input: z.object({}).strict(),

@@ -27,8 +27,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_add_message',
     scope: 'mcp:write',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     description:
       'Adds a message to an adaptive-memory conversation with its importance: CRITICAL, RELEVANT or TRIVIAL, and the reason. Without importance it is classed by rules (system messages, requirements and decisions are CRITICAL; acknowledgements TRIVIAL) and the reason names the rule.',
@@ -50,8 +48,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_build_context',
     scope: 'mcp:read',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -64,8 +60,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_get_stats',
     scope: 'mcp:read',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: 'Counts and tokens of a conversation by importance, and critical_full_tokens: the budget afm_build_context needs to keep every CRITICAL message FULL.',
@@ -77,8 +71,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_clear_history',
     scope: 'mcp:write',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     description: "Deletes a conversation's messages (export it first to keep them).",
     input: z.object({ conversation_id: conversationId }).strict(),
@@ -89,8 +81,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_export_history',
     scope: 'mcp:read',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Exports a conversation as ${AFM_FORMAT}: every message with seq, role, content, importance, reason, tokens and created_at, and a SHA-256 content_hash. afm_import_history takes it back exactly.`,
@@ -102,8 +92,6 @@ export const afmTools = [
   defineTool({
     name: 'afm_import_history',
     scope: 'mcp:write',
-    category: 'adaptive-memory',
-    plan: 'pro',
     advisory: true,
     description: `Imports an afm_export_history result into a conversation (its messages exactly: a new export equals the old). A wrong format, repeated seq or content_hash mismatch answers invalid_history; a conversation with messages answers conflict unless replace is true. At most ${AFM_MAX_MESSAGES} messages.`,
     input: z

@@ -14,10 +14,15 @@ export const analyticsTools = [
   defineTool({
     name: 'estimate_tokens',
     readOnly: true,
-    category: 'analytics',
-    plan: 'free',
     advisory: true,
     description: 'Accurate BPE token count, fast estimate (bytes/4), JSON estimate (bytes/2) and raw byte count.',
+    output: z.looseObject({
+      accurate_tokens: z.number().int(),
+      tokenizer: z.string(),
+      fast_estimate: z.number().int(),
+      json_estimate: z.number().int(),
+      bytes: z.number().int(),
+    }),
     input: z.object({ text: z.string(), model: z.string().max(100).optional() }).strict(),
     async handler({ text, model }, ctx) {
       const bytes = Buffer.byteLength(text, 'utf8');
@@ -36,8 +41,6 @@ export const analyticsTools = [
   defineTool({
     name: 'estimate_model_cost',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description:
       'Cost of a prompt per model at list prices from a dated price table (input and output, times calls), cheapest first; with fidelity, also the cost with the input compressed to that level. Give text or input_tokens.',
@@ -60,8 +63,6 @@ export const analyticsTools = [
     name: 'get_savings_report',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description: 'What compression saved you over the last days: totals, dollars at a model\'s list input price, by fidelity, by model, top tools and per day.',
     input: z.object({ days, model: pricingModel }).strict(),
@@ -73,8 +74,6 @@ export const analyticsTools = [
     name: 'get_savings_inline',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description: 'One sentence on what compression saved you lately (tokens, percent, calls, dollars), to quote in a reply, with its figures.',
     input: z.object({ days: z.number().int().min(1).max(365).default(7), model: pricingModel }).strict(),
@@ -86,8 +85,6 @@ export const analyticsTools = [
     name: 'discover_savings',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description: 'Where your traffic would save most: calls at a higher fidelity than needed, tools whose calls save nothing, cache misses; each with calls and an estimated monthly saving.',
     input: z.object({ days, model: pricingModel }).strict(),
@@ -99,8 +96,6 @@ export const analyticsTools = [
     name: 'get_compression_insights',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Where your savings come from: by fidelity, model, surface (REST, MCP, batch) and client, the cache, and plain findings drawn from them.',
     input: z.object({ days }).strict(),
@@ -112,8 +107,6 @@ export const analyticsTools = [
     name: 'calculate_roi',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description: 'Monthly return on compression: provider input cost without and with it at a model\'s list price, less the service\'s cost. Defaults come from your last 30 days.',
     input: z

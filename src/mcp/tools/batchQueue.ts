@@ -18,8 +18,6 @@ export const batchQueueTools = [
   defineTool({
     name: 'batch_compress_queue',
     scope: 'mcp:write',
-    category: 'ingestion',
-    plan: 'team',
     advisory: true,
     description: `Queues up to ${QUEUE_MAX_DOCUMENTS} documents for compression (Team or Enterprise) and returns a job_id at once; GET /v1/batch-queue/{job_id} gives status, progress and each document's result. Jobs are durable and resume after a restart; each document is metered like a /v1/batch-compress document.`,
     input: z

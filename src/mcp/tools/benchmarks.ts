@@ -9,12 +9,10 @@ const label = z.string().trim().min(1).max(200);
  * The spec names this tool twice: gc_submit_benchmark (platform, Free) and submit_benchmark (general,
  * Pro). One definition serves both: same input, same store, same public page.
  */
-function benchmarkTool(name: 'gc_submit_benchmark' | 'submit_benchmark', category: 'platform' | 'general', plan: 'free' | 'pro') {
+function benchmarkTool(name: 'gc_submit_benchmark' | 'submit_benchmark') {
   return defineTool({
     name,
     scope: 'mcp:write',
-    category,
-    plan,
     advisory: true,
     description: `Submits an inference benchmark run (model, quantization, hardware, tokens_per_second, optional notes); it is published immediately at public_url. At most ${BENCHMARKS_PER_HOUR} runs per hour per key.`,
     input: z
@@ -55,4 +53,4 @@ function benchmarkTool(name: 'gc_submit_benchmark' | 'submit_benchmark', categor
   });
 }
 
-export const benchmarkTools = [benchmarkTool('gc_submit_benchmark', 'platform', 'free'), benchmarkTool('submit_benchmark', 'general', 'pro')];
+export const benchmarkTools = [benchmarkTool('gc_submit_benchmark'), benchmarkTool('submit_benchmark')];

@@ -20,8 +20,6 @@ export const cacheAdvisoryTools = [
   defineTool({
     name: 'diagnose_cache_miss',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description: `Why a prompt missed the cache: the first token where prompt_a and prompt_b differ, its character offset, line and column, the tokens around it, and whether the shared prefix reaches the provider's minimum cacheable length. ${RULES_NOTE}`,
     input: z
@@ -34,8 +32,6 @@ export const cacheAdvisoryTools = [
   defineTool({
     name: 'audit_prompt_cacheability',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description: `Finds volatile content (timestamps, dates, UUIDs, request ids, epochs, long random numbers) that breaks a cached prefix, with its character offset, token index and message, and how much of the prompt stays cacheable. Give prompt, or messages in order (tools, system, then the conversation). ${RULES_NOTE}`,
     input: z
@@ -56,8 +52,6 @@ export const cacheAdvisoryTools = [
   defineTool({
     name: 'assess_cache_compatibility',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Whether a prompt can be cached by a provider as set up: length against the model's minimum, breakpoint count and positions (Anthropic), TTL option; lists each rule checked and the provider's dated rules. ${RULES_NOTE}`,
     input: z
@@ -78,8 +72,6 @@ export const cacheAdvisoryTools = [
   defineTool({
     name: 'advise_cache_strategy',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description: `Prompt-cache plan for a prompt made of segments (each with how often it changes): order (slowest-changing first), breakpoint placement, TTL, and expected cost with and without caching at the model's list price over the given traffic. ${RULES_NOTE}`,
     input: z
@@ -107,8 +99,6 @@ export const cacheAdvisoryTools = [
   defineTool({
     name: 'capture_cache_telemetry',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       'Records one provider call\'s cache figures (input and cached tokens) under the caller, keyed by a hash of the prompt\'s prefix: give the prompt (hashed here, not stored) or your own prefix_hash and continuation_hash. Feeds list_prefix_collisions. Only the caller sees their telemetry.',
@@ -136,8 +126,6 @@ export const cacheAdvisoryTools = [
     name: 'list_prefix_collisions',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "From the caller's cache telemetry: prompt prefixes (by hash) seen with different continuations or with a low hit rate, with hit rates and advice. Only the caller's own telemetry is read.",

@@ -11,8 +11,6 @@ export function configureForClientTool(catalogue: { all(): readonly ToolDefiniti
   return defineTool({
     name: 'configure_for_client',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "This service's MCP configuration in a client's own format (Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Cline, Continue, Zed, Codex, Gemini CLI), with where it goes; the key is read from an environment variable, never written in.",

@@ -16,8 +16,6 @@ export const compiledKnowledgeTools = [
   defineTool({
     name: 'compile_knowledge',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     description:
@@ -30,8 +28,6 @@ export const compiledKnowledgeTools = [
   defineTool({
     name: 'get_knowledge_index',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -44,8 +40,6 @@ export const compiledKnowledgeTools = [
   defineTool({
     name: 'lint_knowledge',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
-import { ESCAPE, META_FORMAT } from '../../../workers/tools/metaTokens.js';
+import { ESCAPE, META_FORMAT } from '../../../workers/shared/metaTokenFormat.js';
 import { compressRepository } from '../../domain/compression/code.js';
 import { DEFAULT_MAX_DESCRIPTION_CHARS, type ToolDef } from '../../domain/compression/manifest.js';
 import { getPreservedOriginal, pagePreservedOriginals, preservedStats, PRESERVE_ABOVE_SAVINGS } from '../../domain/compression/originals.js';
@@ -25,8 +25,16 @@ const toolDef = z
 export const compressionTools = [
   defineTool({
     name: 'compress_tool_output',
-    category: 'compression',
-    plan: 'pro',
+    output: z.looseObject({
+      compressed_output: z.string(),
+      original_tokens: z.number().int(),
+      compressed_tokens: z.number().int(),
+      tokens_saved: z.number().int(),
+      savings_percent: z.number(),
+      lines_in: z.number().int(),
+      lines_out: z.number().int(),
+      unchanged: z.boolean(),
+    }),
     description:
       'Compresses command or tool output (logs, builds, tests, stack traces): collapses repeated and near-duplicate lines with counts, keeps error/warning lines with context and stack frames, elides noise; file paths, error codes, URLs and UUIDs are kept verbatim. Never longer than the input.',
     input: z
@@ -62,8 +70,6 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'filter_cli_output',
-    category: 'general',
-    plan: 'pro',
     description:
       "Cuts a test runner's, compiler's or package manager's output (vitest, jest, pytest, cargo, go test, tsc, npm; others generically) to its failures with their detail, errors and summary; passing tests, progress and library stack frames are folded into counted markers. Lines are kept verbatim.",
     input: z
@@ -96,8 +102,6 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'compress_meta_tokens',
-    category: 'compression',
-    plan: 'pro',
     description:
       'Lossless compression: frequent multi-token substrings become single dictionary symbols (format gc-meta-tokens/1). Returns the dictionary and the encoded text; mode decompress (or decode: true) with encoded + dictionary restores the input exactly.',
     input: z
@@ -148,8 +152,6 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'compress_mcp_registry',
-    category: 'compression',
-    plan: 'pro',
     description:
       'Shrinks a list of MCP tool definitions: each description is cut to its first sentence (at most max_description_chars); every inputSchema is kept byte for byte.',
     input: z
@@ -165,8 +167,6 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'gc_compress_manifest',
-    category: 'platform',
-    plan: 'pro',
     description:
       'Compresses an MCP server manifest (a tools/list result: {tools: [...]}, other fields passed through): shorter descriptions, each inputSchema kept byte for byte.',
     input: z
@@ -184,8 +184,6 @@ export const compressionTools = [
   defineTool({
     name: 'get_original_output',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Returns an original preserved when a compression removed more than 80% of the tokens (original_id from the compression response).',
     input: z.object({ original_id: z.string().uuid() }).strict(),
@@ -199,8 +197,6 @@ export const compressionTools = [
     name: 'list_tee_entries',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Lists the originals kept for get_original_output (compressions that removed more than 80% of the tokens), newest first, with a preview.',
     input: z
@@ -226,8 +222,6 @@ export const compressionTools = [
     name: 'tee_store_stats',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'What the store of originals (get_original_output) holds for you: entries, tokens, bytes, oldest and newest, and the rule that fills it.',
     input: z.object({}).strict(),
@@ -247,8 +241,6 @@ export const compressionTools = [
   }),
   defineTool({
     name: 'compress_codebase',
-    category: 'compression',
-    plan: 'pro',
     description:
       'Structural compression of several source files: parse, dependency graph, PageRank, BM25 on the query and blast radius around focus_symbols, fused by reciprocal rank fusion and rendered within token_budget.',
     input: z

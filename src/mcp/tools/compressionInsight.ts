@@ -16,8 +16,6 @@ export const compressionInsightTools = [
   defineTool({
     name: 'calculate_reward',
     readOnly: true,
-    category: 'analytics',
-    plan: 'pro',
     advisory: true,
     description:
       'A 0-1 reward for a compression trading savings against fidelity: reward = (1+b^2)*s*f/(b^2*s+f), with s = token savings, f = the issue-detection quality score (as verify_compression reports it), b = fidelity_weight (default 2: fidelity counts twice).',
@@ -31,8 +29,6 @@ export const compressionInsightTools = [
   defineTool({
     name: 'get_evidence_stats',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       'How much of the original supports a compressed text or answer, claim by claim: verbatim, supported, partial or unsupported, with the original lines cited as evidence, overall shares, and the issue detection score.',
@@ -44,8 +40,6 @@ export const compressionInsightTools = [
   defineTool({
     name: 'explain_compression_decision',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "Why each section of a text is kept or elided at a fidelity: the text engine's own per-unit scores (centrality, structural prior, information density, final priority with the query when given), each unit's rank and the cutoff, section by section.",

@@ -7,8 +7,6 @@ const feedId = z.string().min(1).max(100).describe('feed_id from create_connecto
 export const connectorTools = [
   defineTool({
     name: 'list_connector_types',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: 'The connector feed types (rss, sitemap, folder): what each takes as source, how changes are detected, whether it is available on this server, and the limits (max_items, interval_seconds, size, time).',
@@ -20,8 +18,6 @@ export const connectorTools = [
   defineTool({
     name: 'create_connector_feed',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     description:
@@ -42,8 +38,6 @@ export const connectorTools = [
   defineTool({
     name: 'get_connector_feed',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -56,8 +50,6 @@ export const connectorTools = [
   defineTool({
     name: 'list_connector_feeds',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     readOnly: true,
@@ -70,8 +62,6 @@ export const connectorTools = [
   defineTool({
     name: 'sync_connector_feed',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     advisory: true,
     description:

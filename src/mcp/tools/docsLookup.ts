@@ -13,8 +13,6 @@ const frameworks = z
 export const docsLookupTools = [
   defineTool({
     name: 'gc_lookup',
-    category: 'platform',
-    plan: 'free',
     advisory: true,
     readOnly: true,
     description:
@@ -33,8 +31,6 @@ export const docsLookupTools = [
   }),
   defineTool({
     name: 'gc_search_docs',
-    category: 'platform',
-    plan: 'free',
     advisory: true,
     readOnly: true,
     description:
@@ -48,8 +44,6 @@ export const docsLookupTools = [
   }),
   defineTool({
     name: 'gc_read_doc',
-    category: 'platform',
-    plan: 'free',
     advisory: true,
     readOnly: true,
     description:
@@ -66,8 +60,6 @@ export const docsLookupTools = [
   }),
   defineTool({
     name: 'gc_docs_coverage',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:

@@ -33,8 +33,6 @@ export const documentTools = [
   defineTool({
     name: 'ingest_context',
     scope: 'mcp:write',
-    category: 'ingestion',
-    plan: 'free',
     advisory: true,
     description:
       'Ingests a document (inline text, or an HTTPS file_url fetched with SSRF protection), splits it into nodes by headings or blank-line blocks, stores it for you, and returns its skeleton. file_path enables sync tracking: re-ingesting the same path replaces that document.',
@@ -77,8 +75,6 @@ export const documentTools = [
   defineTool({
     name: 'list_documents',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Your ingested documents, newest first: file_id, metadata, node and token counts, ingestion time.',
     input: z.object({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }).strict(),
@@ -90,8 +86,6 @@ export const documentTools = [
   defineTool({
     name: 'get_stats',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Statistics of your ingested documents; with file_id, the statistics of that document and its nodes.',
     input: z.object({ file_id: fileId.optional() }).strict(),
@@ -117,8 +111,6 @@ export const documentTools = [
   defineTool({
     name: 'delete_document',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Permanently deletes one of your ingested documents and its nodes.',
     input: z.object({ file_id: fileId }).strict(),
@@ -130,8 +122,6 @@ export const documentTools = [
   defineTool({
     name: 'read_skeleton',
     scope: 'mcp:read',
-    category: 'ingestion',
-    plan: 'free',
     description:
       'Skeleton of an ingested document. selection_mode: auto (default; query_guided when a query is given, else baseline), baseline, query_guided, or evidence_aware (query-guided plus evidence_insufficient when no node covers at least half of the query\'s content terms).',
     input: z
@@ -164,8 +154,6 @@ export const documentTools = [
   }),
   defineTool({
     name: 'multilevel_encode',
-    category: 'general',
-    plan: 'pro',
     description:
       'A text at every fidelity (abstract, outline, balanced, detailed) in one call, each with its tokens and savings, so an agent can pick the level that fits and step up when it needs more. Give levels to get fewer.',
     input: z
@@ -181,8 +169,6 @@ export const documentTools = [
   defineTool({
     name: 'get_multi_level_skeleton',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     description:
       'Every fidelity of an ingested document (file_id from ingest_context) in one call; each level is addressable as file_id + fidelity, which read_skeleton answers the same way.',
     input: z
@@ -198,8 +184,6 @@ export const documentTools = [
   defineTool({
     name: 'modulate_region',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'free',
     description:
       'Retrieves nodes of an ingested document at a fidelity: ABSTRACT (~10 tokens per node), OUTLINE (~30), STRUCTURE (~50), DETAILED (~100) or RAW (the full original). Pick nodes by node_ids, or page through all with offset/limit. marker_ids (the "#<ref>.<n>" ending an elision marker in a skeleton) returns exactly the text each marker hides, at RAW.',
     input: z
@@ -253,8 +237,6 @@ export const documentTools = [
   defineTool({
     name: 'expand_markers',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description:
       'The exact original text behind elision markers: give the ids from markers like "[… Install, Usage +3 more: 310 tokens #482913650271.0]" in any compressed output of yours (REST POST /v1/expand does the same).',

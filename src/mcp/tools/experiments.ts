@@ -33,8 +33,6 @@ export const experimentTools = [
   defineTool({
     name: 'create_dataset',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Creates a dataset of test cases (1-${MAX_CASES}) for run_experiment: each case has template variables and, optionally, expected (exact match), contains (strings) and json_schema (checked to compile). ${SCOPE_NOTE}`,
     input: z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional(), cases: z.array(testCase).min(1).max(MAX_CASES) }).strict(),
@@ -46,8 +44,6 @@ export const experimentTools = [
   defineTool({
     name: 'list_datasets',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Lists datasets newest first (limit 1-100, default 20, opaque cursor); include_cases adds each dataset's cases. ${SCOPE_NOTE}`,
@@ -62,8 +58,6 @@ export const experimentTools = [
   defineTool({
     name: 'generate_synthetic_tests',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Derives test cases without a model call: from a document, one case per passage (paragraphs, else sentence groups) with the passage in document_variable (default: the template's first text variable) and its salient terms as 'contains'; from a template alone, typed sample values for each variable. save_as stores them as a dataset. ${SCOPE_NOTE}`,
     input: z
@@ -101,8 +95,6 @@ export const experimentTools = [
   defineTool({
     name: 'run_experiment',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Runs a template's versions (numbers and/or labels; default the latest) × a dataset's cases × models (default the provider's default model) in the background and returns the run id at once. Every case is checked to render first. Model calls go through the project's provider (default: the server's local one; an unbound key can use only that); each cell is scored: exact_match, contains, json_valid and fidelity (issue detection of the output against the expected answer, else the prompt). At most ${MAX_CELLS} cells. Durable: resumes after a restart. ${SCOPE_NOTE}`,
     input: z
@@ -135,8 +127,6 @@ export const experimentTools = [
   defineTool({
     name: 'get_experiment_run',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `An experiment run: status (queued, running, succeeded, failed), progress, tokens and cost, aggregates per (version, model) and, unless include_cells is false, every cell's output and scores. ${SCOPE_NOTE}`,
@@ -151,8 +141,6 @@ export const experimentTools = [
   defineTool({
     name: 'compare_experiment_runs',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Compares two succeeded runs over the same dataset: per-case overall scores and differences (b minus a), aggregate differences per metric, and a paired percentile bootstrap interval of the mean difference (computed in the pool; seeded by the run ids, so repeatable). ${SCOPE_NOTE}`,

@@ -6,7 +6,7 @@ import {
   ackTask, approveTask, cancelTask, claimTask, completeTask, createTask, MAX_DEADLINE_SECONDS, reassignTask, TASK_STATUSES, taskInbox, taskResponse, taskStatus,
 } from '../../domain/federation/tasks.js';
 import { resolveProject } from '../../domain/knowledge/items.js';
-import { defineTool, type ToolContext } from '../tool.js';
+import { defineToolGroup, type ToolContext } from '../tool.js';
 
 async function boundProject(ctx: ToolContext): Promise<string> {
   const project = await resolveProject(ctx.services.db, ctx.principal, ctx.principal.projectId!).catch(() => null);
@@ -22,11 +22,11 @@ const proof = {
   proof_jws: z.string().min(1).max(16_384).describe('Compact JWS (EdDSA, kid of the peer key) whose payload names task_id and action'),
 };
 
-const common = { category: 'platform' as const, plan: 'pro' as const, needsProject: true };
+/** Federation tools act on peers' tasks: project-bound, and open-world (a peer is another service). */
+const federated = defineToolGroup({ needsProject: true, hints: { openWorldHint: true } });
 
 export const federationTools = [
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_create',
     scope: 'mcp:write',
     description:
@@ -44,8 +44,7 @@ export const federationTools = [
       return { result: taskResponse(await createTask(ctx.services, ctx.principal, await boundProject(ctx), args)) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_approve',
     scope: 'mcp:write',
     description: 'Approves a draft task you created: it becomes pending and visible in the assignee inbox (event a2a.task.status).',
@@ -54,8 +53,7 @@ export const federationTools = [
       return { result: taskResponse(await approveTask(ctx.services, ctx.principal, await boundProject(ctx), args.task_id)) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_cancel',
     scope: 'mcp:write',
     description: 'Cancels a draft or pending task you created (never a claimed or completed one); event a2a.task.status.',
@@ -64,8 +62,7 @@ export const federationTools = [
       return { result: taskResponse(await cancelTask(ctx.services, ctx.principal, await boundProject(ctx), args.task_id)) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_claim',
     scope: 'mcp:write',
     description:
@@ -76,8 +73,7 @@ export const federationTools = [
       return { result: taskResponse(await claimTask(ctx.services, { principal: ctx.principal, projectId }, args)) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_complete',
     scope: 'mcp:write',
     description:
@@ -88,8 +84,7 @@ export const federationTools = [
       return { result: taskResponse(await completeTask(ctx.services, { principal: ctx.principal, projectId }, { ...args, result_payload: args.result_payload })) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_reassign',
     scope: 'mcp:write',
     description: 'Reassigns a pending, claimed or expired task to a different registered peer: the original becomes reassigned, a new pending task is created (both linked).',
@@ -99,8 +94,7 @@ export const federationTools = [
       return { result: { ...taskResponse(task), original: taskResponse(original) } };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_ack',
     scope: 'mcp:write',
     description: 'Acknowledges an expired task: its warning leaves the warnings channel (gc_a2a_task_inbox warnings). Idempotent; the task stays expired.',
@@ -109,8 +103,7 @@ export const federationTools = [
       return { result: taskResponse(await ackTask(ctx.services, ctx.principal, await boundProject(ctx), args.task_id)) };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_inbox',
     scope: 'mcp:read',
     readOnly: true,
@@ -123,8 +116,7 @@ export const federationTools = [
       return { result: { tasks: tasks.map(taskResponse), warnings } };
     },
   }),
-  defineTool({
-    ...common,
+  federated({
     name: 'gc_a2a_task_status',
     scope: 'mcp:read',
     readOnly: true,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
-import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
+import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/shared/recommend.js';
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PRESETS, COMPRESSION_PROFILES, FIDELITY_LABEL } from './profiles.js';
 import { tokensOf } from './tokens.js';
@@ -17,8 +17,6 @@ export const generalTools = [
   defineTool({
     name: 'recommend_compression',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       'Which tool fits this content (code, a runner\'s output, JSON, YAML, XML, an HTML page, prose) and at which level, whether compressing pays at all, and the arguments to call it with.',
@@ -40,8 +38,6 @@ export const generalTools = [
   defineTool({
     name: 'get_compression_presets',
     readOnly: true,
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Named presets (code-review, chat, research, aggressive, balanced) with the fidelity and options each uses.',
     input: z.object({}).strict(),
@@ -50,8 +46,6 @@ export const generalTools = [
   defineTool({
     name: 'get_compression_profile',
     readOnly: true,
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'The active session profile with skeleton_ratio, fidelity and chunk_size, after explicit overrides.',
     input: z.object({}).strict(),
@@ -61,8 +55,6 @@ export const generalTools = [
   }),
   defineTool({
     name: 'set_compression_profile',
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Sets the session profile (minimal, summary, balanced (default), detailed, full); explicit parameters override it.',
     input: z
@@ -82,10 +74,16 @@ export const generalTools = [
   defineTool({
     name: 'recommend_fidelity',
     readOnly: true,
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Suggests ABSTRACT, OUTLINE, STRUCTURE, DETAILED or RAW from the document size and the context window.',
+    output: z.looseObject({
+      recommended_fidelity: z.string(),
+      fidelity: z.enum(FIDELITIES),
+      original_tokens: z.number().int(),
+      estimated_compressed_tokens: z.number().int(),
+      context_window: z.number().int().nullable(),
+      reason: z.string(),
+    }),
     input: z.object(sizeInput).strict(),
     async handler(args, ctx) {
       const tokens = await tokensOf(ctx, args);
@@ -106,10 +104,15 @@ export const generalTools = [
   defineTool({
     name: 'should_compress',
     readOnly: true,
-    category: 'general',
-    plan: 'free',
     advisory: true,
     description: 'Whether compressing this input pays off, and at which fidelity.',
+    output: z.looseObject({
+      should_compress: z.boolean(),
+      reason: z.string(),
+      recommended_fidelity: z.enum(FIDELITIES),
+      original_tokens: z.number().int(),
+      estimated_tokens_after: z.number().int(),
+    }),
     input: z.object({ ...sizeInput, used_tokens: z.number().int().min(0).optional() }).strict(),
     async handler(args, ctx) {
       const tokens = await tokensOf(ctx, args);

@@ -12,8 +12,6 @@ export const handoffTools = [
   defineTool({
     name: 'create_handoff_bundle',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "Bundles this session for another agent: session state (compression profile, recent tool calls, your notes and state object), key memories (this session's first) and current facts, and the adaptive-memory conversation compressed to history_budget_tokens. Stored as canonical JSON with its SHA-256 content_hash; replay_handoff_bundle restores it in another session.",
@@ -46,8 +44,6 @@ export const handoffTools = [
   defineTool({
     name: 'get_handoff_bundle',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: 'Returns a handoff bundle with its content_hash; verified says the stored content still hashes to it.',
@@ -59,8 +55,6 @@ export const handoffTools = [
   defineTool({
     name: 'list_handoff_bundles',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: 'Lists handoff bundles newest first (bundle_id, title, session_id, content_hash, tokens, created_at, replayed_count).',
@@ -72,8 +66,6 @@ export const handoffTools = [
   defineTool({
     name: 'replay_handoff_bundle',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "Restores a handoff bundle into this MCP session: the compression profile and overrides, and the bundle's context (notes, state, facts, key memories, compressed conversation) as a CRITICAL message of this session's afm_* conversation, so afm_build_context and recover_session carry it. Returns the context to read now. A bundle whose content no longer matches its hash answers invalid_request.",

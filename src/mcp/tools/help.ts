@@ -21,9 +21,14 @@ export function helpTool(catalogue: Catalogue) {
   return defineTool({
     name: 'tool_help',
     readOnly: true,
-    category: 'general',
-    plan: 'free',
     advisory: true,
+    // One of three answers: the toolsets enabled, one tool, or every tool by category.
+    output: z.looseObject({
+      toolsets: z.looseObject({ enabled: z.array(z.string()), available: z.array(z.string()) }).optional(),
+      tool: z.looseObject({ name: z.string(), category: z.string(), plan: z.string(), description: z.string() }).optional(),
+      tool_count: z.number().int().optional(),
+      categories: z.record(z.string(), z.array(z.looseObject({ name: z.string() }))).optional(),
+    }),
     description:
       'Help for one tool, or every tool by category (verbose adds input schemas). enable_toolsets lists more tools in this session (categories or "all"); unlisted tools can be called too.',
     input: z

@@ -35,12 +35,10 @@ const multimodalInput = z
 const multimodalDescription =
   "Ingests a PDF (its text layer, page by page) or an image (English OCR with tesseract) given as base64 into the key's project Knowledge Hub, as an item of type pdf or image whose text is chunked and embedded like any document. Parsing and OCR run in the worker pool with a time limit; corrupt or unsupported files are refused with a detail.";
 
-function multimodalTool(name: 'ingest_multimodal' | 'multimodal_ingest', category: 'ingestion' | 'general'): ToolDefinition<typeof multimodalInput> {
+function multimodalTool(name: 'ingest_multimodal' | 'multimodal_ingest'): ToolDefinition<typeof multimodalInput> {
   return defineTool({
     name,
     scope: 'mcp:write',
-    category,
-    plan: 'pro',
     needsProject: true,
     description: name === 'multimodal_ingest' ? `${multimodalDescription} Same as ingest_multimodal.` : multimodalDescription,
     input: multimodalInput,
@@ -55,8 +53,6 @@ export const ingestTools = [
   defineTool({
     name: 'batch_ingest_documents',
     scope: 'mcp:write',
-    category: 'ingestion',
-    plan: 'pro',
     needsProject: true,
     description: `Ingests up to ${BATCH_MAX_DOCUMENTS} documents (each content or an https url) into the key's project Knowledge Hub in one call, 4 at a time. Every document gets its own result (item_id, version, content_hash, tokens, or error and detail); one failure does not stop the others. Chunking and embedding then run asynchronously as for gc_kb_ingest.`,
     input: z
@@ -87,8 +83,6 @@ export const ingestTools = [
   defineTool({
     name: 'refresh_document',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     description:
       'Re-reads a Knowledge Hub document: the content you supply, else its stored source URL (fetched again with SSRF protection). A new version is written only when the content hash changed (changed: false otherwise); the last 10 versions are kept. Transcripts are parsed again.',
@@ -101,8 +95,6 @@ export const ingestTools = [
   defineTool({
     name: 'get_version_history',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: `A Knowledge Hub document's versions, newest first: version id and number, content hash (SHA-256), time, token count (o200k_base), size, what wrote it, and which is current. limit 1-${HISTORY_LIMIT_MAX} (default ${HISTORY_LIMIT_DEFAULT}).`,
@@ -115,8 +107,6 @@ export const ingestTools = [
   defineTool({
     name: 'find_duplicates',
     scope: 'mcp:read',
-    category: 'search',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: `Near-duplicate clusters among the project's Knowledge Hub documents (up to the newest ${DUPLICATES_MAX_DOCUMENTS}): MinHash with LSH over word shingles finds candidates, and each pair's exact Jaccard similarity of shingles is reported; pairs at or above threshold (default ${DUPLICATES_THRESHOLD_DEFAULT}) join a cluster.`,
@@ -136,8 +126,6 @@ export const ingestTools = [
   defineTool({
     name: 'ingest_transcript',
     scope: 'mcp:write',
-    category: 'ingestion',
-    plan: 'pro',
     needsProject: true,
     description:
       "Ingests a transcript — WebVTT, SRT, or speaker-labelled text (\"[00:01:02] Alice: ...\", \"Alice: ...\") — into timestamped segments with speakers, stored as a transcript item in the key's project Knowledge Hub (searchable with gc_kb_query and, by time, with search_timeline). recorded_at places it on the wall clock (default: now). Text without timestamps gets estimated times (timing: estimated).",
@@ -160,8 +148,6 @@ export const ingestTools = [
   defineTool({
     name: 'search_timeline',
     scope: 'mcp:read',
-    category: 'search',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description:
@@ -185,13 +171,11 @@ export const ingestTools = [
       return { result: await searchTimeline(ctx.call, project, args) };
     },
   }),
-  multimodalTool('ingest_multimodal', 'ingestion'),
-  multimodalTool('multimodal_ingest', 'general'),
+  multimodalTool('ingest_multimodal'),
+  multimodalTool('multimodal_ingest'),
   defineTool({
     name: 'search_multimodal',
     scope: 'mcp:read',
-    category: 'search',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description:

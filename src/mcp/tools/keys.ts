@@ -24,8 +24,6 @@ export const keyTools = [
   defineTool({
     name: 'gc_mint_api_key',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: 'Mints an API key on your current plan; expires in 30 days unless expires_in_days (1-365) says otherwise. The key is returned once.',
     input: z
@@ -43,8 +41,6 @@ export const keyTools = [
   defineTool({
     name: 'gc_revoke_api_key',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: 'Revokes one of your API keys; every instance rejects it within seconds. Another user\'s key is refused (403).',
     input: z.object({ key_id: z.string().min(1).max(32) }).strict(),
@@ -57,8 +53,6 @@ export const keyTools = [
   defineTool({
     name: 'gc_rebind_api_key',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: 'Binds one of your API keys to one of your projects, or unbinds it (project_id null = Default). Another user\'s key is refused (403).',
     input: z.object({ key_id: z.string().min(1).max(32), project_id: z.string().uuid().nullable() }).strict(),

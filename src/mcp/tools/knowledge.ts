@@ -27,8 +27,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_ingest',
     scope: 'mcp:write',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description:
       "Adds a document to the key's project Knowledge Hub: content (text) or an https url; a name alone creates an empty placeholder. Chunking and embedding run asynchronously: status moves pending → indexing → ready (or FAILED).",
@@ -54,8 +52,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_get',
     scope: 'mcp:read',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description: 'Returns one Knowledge Hub item with its current version id, status, chunk count and (by default) its content.',
     input: z.object({ item_id: itemId, include_content: z.boolean().default(true) }).strict(),
@@ -68,8 +64,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_list',
     scope: 'mcp:read',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description: `Lists the project's Knowledge Hub items, newest first: limit 1-${LIST_LIMIT_MAX} (default ${LIST_LIMIT_DEFAULT}), opaque cursor, metadata_filter (JSON containment).`,
     input: z
@@ -90,8 +84,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_edit',
     scope: 'mcp:write',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description:
       'Edits an item. content creates a new version and needs base_version_id (the version you read): a stale base returns stale_base with current_version_id. name, metadata or mcp_exposed alone keep the version.',
@@ -121,8 +113,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_delete',
     scope: 'mcp:write',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description: 'Soft-deletes an item: gone from queries and listings at once, kept for audit.',
     input: z.object({ item_id: itemId }).strict(),
@@ -135,8 +125,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_query',
     scope: 'mcp:read',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description:
       "Hybrid search (vector + BM25, fused by RRF) over the project's MCP-exposed items: chunks with raw_text, a skeleton text view ([HIDDEN] and [ANCHOR] markers), item_id and score.",
@@ -159,8 +147,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_diff',
     scope: 'mcp:read',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description: "Both versions' full content and a unified diff between them.",
     input: z.object({ item_id: itemId, from_version_id: z.string().uuid(), to_version_id: z.string().uuid() }).strict(),
@@ -172,8 +158,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_set_visibility',
     scope: 'mcp:write',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description: 'Sets an item private (only the creating key; an identity-provider owner is unrestricted) or project (any key of the project). org and external return not_implemented.',
     input: z.object({ item_id: itemId, visibility: z.enum(VISIBILITIES) }).strict(),
@@ -187,8 +171,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'gc_kb_share',
     scope: 'mcp:write',
-    category: 'knowledge-base',
-    plan: 'pro',
     needsProject: true,
     description:
       "Shares an item of the key's own project with one of your registered A2A peers (peer_id from GET /v1/agents/a2a-peers; an unknown peer is not_found). Idempotent: the same item and peer give the same share_id, the grant listed by /v1/projects/{project_id}/shares. Private items are refused with cannot_share_private.",
@@ -202,8 +184,6 @@ export const knowledgeTools = [
   defineTool({
     name: 'search_semantic',
     scope: 'mcp:read',
-    category: 'search',
-    plan: 'free',
     description:
       "Vector search over your ingested Knowledge Hub chunks (the key's project, or your Default project for an unbound key): ranked node ids (item_id#chunk) with scores. evidence_aware adds an insufficiency verdict (low similarity, query terms no chunk covers).",
     input: z

@@ -28,8 +28,6 @@ export const memoryTools = [
   defineTool({
     name: 'add_memory',
     scope: 'mcp:write',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     description:
       `Stores a memory (note, preference, fact or event) with its embedding, for search_memory and get_context_block. With key (kind preference or fact) it also records a bi-temporal fact: a newer value for the same key ends the older one (valid_to, superseded_by). session_id defaults to this MCP session. ${SCOPE_NOTE}`,
@@ -65,8 +63,6 @@ export const memoryTools = [
   defineTool({
     name: 'list_memories',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Lists memories newest first: limit 1-${LIST_LIMIT_MAX} (default 20), opaque cursor, optional kind and session_id filters. ${SCOPE_NOTE}`,
@@ -88,8 +84,6 @@ export const memoryTools = [
   defineTool({
     name: 'delete_memory',
     scope: 'mcp:write',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     description: 'Deletes a memory permanently. Facts it recorded stay in their history (memory_id becomes null); use invalidate_fact to end a fact.',
     input: z.object({ memory_id: memoryId }).strict(),
@@ -101,8 +95,6 @@ export const memoryTools = [
   defineTool({
     name: 'search_memory',
     scope: 'mcp:read',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -131,8 +123,6 @@ export const memoryTools = [
   defineTool({
     name: 'search_memory_index',
     scope: 'mcp:read',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -166,8 +156,6 @@ export const memoryTools = [
   defineTool({
     name: 'invalidate_fact',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       'Ends a fact or preference: sets valid_to (default now) and invalidated_at with the reason. Nothing is deleted: list_fact_history still shows it. An already invalidated fact answers already_invalidated.',
@@ -186,8 +174,6 @@ export const memoryTools = [
   defineTool({
     name: 'list_fact_history',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -208,8 +194,6 @@ export const memoryTools = [
   defineTool({
     name: 'get_context_block',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -235,8 +219,6 @@ export const memoryTools = [
   defineTool({
     name: 'get_user_profile',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `The user's profile derived from memories: current preferences and facts (bi-temporal, holding now), memory and session counts, top tags. ${SCOPE_NOTE}`,
@@ -248,8 +230,6 @@ export const memoryTools = [
   defineTool({
     name: 'summarize_user_memory',
     scope: 'mcp:read',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: 'A short summary of what is remembered: counts by kind, current preferences and facts, top tags and the most recent memory titles, with its token count.',
@@ -261,8 +241,6 @@ export const memoryTools = [
   defineTool({
     name: 'recover_session',
     scope: 'mcp:read',
-    category: 'memory',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:

@@ -12,8 +12,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_propose',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       'Proposes a change to a plan (a Knowledge Hub item of type plan) as a unified diff against a pinned base version: give diff, or the full proposed content (the diff is computed). The diff must apply to the base exactly.',
@@ -37,8 +35,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_propose_distilled',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       'Distils a long discussion into a proposal on a plan: the compression engine keeps the sentences most relevant to the plan (query-guided, default fidelity outline) and the proposal appends them as a new section, as a diff against base_version_id.',
@@ -62,8 +58,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_list_proposals',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: "The project's plan proposals, newest first, optionally of one plan or in one state (open, merged, rejected); stale says an open proposal's base is no longer current.",
@@ -77,8 +71,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_get_proposal',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: 'One proposal with its diff, base version, state and decision.',
@@ -92,8 +84,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_decide',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       "The plan owner's decision on an open proposal. merge applies the diff against the pinned base in a locked transaction and creates a new version; if the base is no longer current: stale_base with current_version_id. reject writes no version.",
@@ -113,8 +103,6 @@ export const planTools = [
   defineTool({
     name: 'gc_plan_blame',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: 'Each line of the current plan with the version, proposal and author (key and user) that introduced it.',

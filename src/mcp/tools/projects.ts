@@ -15,8 +15,6 @@ export const projectTools = [
   defineTool({
     name: 'create_project',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'team',
     advisory: true,
     description: 'Creates a project (Team or Enterprise), as POST /v1/projects does: a scope for Knowledge Hub items, code indexes, workflows and project-bound keys.',
     input: z.object({ name: z.string().trim().min(1).max(100), description: z.string().max(1000).nullable().optional() }).strict(),
@@ -28,8 +26,6 @@ export const projectTools = [
     name: 'project_stats',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: "A project's usage (compressions, tokens, savings, latency, bound keys) and contents (Knowledge Hub items and chunks, indexed code, workflows and runs). Default: the key's project, else every project.",
     input: z.object({ project_id: z.string().uuid().optional() }).strict(),

@@ -44,8 +44,6 @@ const templateTools = [
   defineTool({
     name: 'create_prompt_template',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Creates a prompt template (Mustache, logic-less) as version 1. Variables are declared with types or inferred from the template; invalid syntax, partials, undeclared or unused declared variables are errors. Names are unique per scope. ${SCOPE_NOTE}`,
     input: z
@@ -59,8 +57,6 @@ const templateTools = [
   defineTool({
     name: 'get_prompt_template',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `A prompt template with one version (the latest, a version number, or the version a label points at), its labels, its version list and the label audit (who moved which label from which version to which, when). ${SCOPE_NOTE}`,
@@ -86,8 +82,6 @@ const templateTools = [
   defineTool({
     name: 'list_prompt_templates',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Lists prompt templates, most recently changed first: limit 1-100 (default 20), opaque cursor, optional name_contains filter. Each entry has its latest version and its labels. ${SCOPE_NOTE}`,
@@ -104,8 +98,6 @@ const templateTools = [
   defineTool({
     name: 'update_prompt_template',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Saves a new version of a prompt template (versions are immutable; labels do not move). A new template text without variables re-infers them; variables alone re-declare the latest text's. ${SCOPE_NOTE}`,
     input: z
@@ -120,8 +112,6 @@ const templateTools = [
   defineTool({
     name: 'render_prompt_template',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Renders a template version (latest, a number, or a label's) with typed variable values. Missing required, unknown, or mistyped variables are one error naming each. Values are inserted as text (no HTML escaping, no code). ${SCOPE_NOTE}`,
@@ -137,8 +127,6 @@ const templateTools = [
   defineTool({
     name: 'deploy_prompt_version',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: `Points a label (production, staging or canary) at a version. The move is atomic (the template is locked while it happens) and audited: who, when, from which version, to which. ${SCOPE_NOTE}`,
     input: z.object({ template_id: templateId, label, version }).strict(),
@@ -150,8 +138,6 @@ const templateTools = [
   defineTool({
     name: 'compare_prompt_versions',
     scope: 'mcp:read',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description: `Compares two versions of a template: unified line diff, token counts per model (counted in the pool with the model's tokenizer; Anthropic models are estimated with o200k) and input cost per call from the dated price table. With variables, the rendered prompts are compared. Versions by number or label (default: the previous version against the latest). ${SCOPE_NOTE}`,
@@ -180,8 +166,6 @@ const templateTools = [
   defineTool({
     name: 'generate_rewrite_prompt',
     scope: 'mcp:write',
-    category: 'general',
-    plan: 'pro',
     advisory: false,
     description: `A shorter equivalent of a template version from the text compression engine, with the tokens saved. Every {{variable}} and section tag is kept: a compression that loses one is retried at a gentler fidelity, and when none keeps them all the original is returned with tokens_saved 0. save: true stores the result as a new version. ${SCOPE_NOTE}`,
     input: z

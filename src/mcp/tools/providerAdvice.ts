@@ -9,8 +9,6 @@ export const providerAdviceTools = [
   defineTool({
     name: 'get_provider_profile',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "A provider's or model's profile from this service's data: context window, list prices (and cached-input prices), prompt-caching rules with their as-of date, and the tokenizer used to count for it. Give model, or provider for its known models.",
@@ -25,8 +23,6 @@ export const providerAdviceTools = [
   defineTool({
     name: 'advise_context',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description:
       "What to drop, compress or summarise to bring a conversation back under 40% of the model's context window (check_context_budget's 40/60/75% thresholds), message by message: old tool outputs first, then large messages at the size rule's fidelity, then old turns. System messages and the last keep_last messages are kept.",
@@ -56,8 +52,6 @@ export const providerAdviceTools = [
   defineTool({
     name: 'check_resource_health',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description:
       "This service instance's own resources, each with a level (ok, warning, critical): database reachability and latency, compute pool (ping, utilisation, queue depth), Redis when configured, memory, disk; the same dependency checks as /health/readiness.",

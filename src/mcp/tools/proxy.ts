@@ -12,8 +12,8 @@ const server = z.union([
 export const proxyTools = [
   defineTool({
     name: 'proxy_mcp_server',
-    category: 'general',
-    plan: 'pro',
+    // Calls another MCP server: whatever it does is outside this service.
+    hints: { openWorldHint: true },
     description:
       "Calls another MCP server's tool (or lists its tools) through this service and compresses what comes back. server is {url, headers?} for Streamable HTTP (https to a public address; headers such as the upstream's Authorization are passed through, never stored or logged) or {stdio: name} for a stdio server the operator configured. call_tool returns the upstream's text compressed at `fidelity` (query-guided when `query` is given), other content blocks as sent; list_tools returns the tools with shortened descriptions, schemas byte for byte.",
     input: z

@@ -12,8 +12,6 @@ export const qualityTools = [
   defineTool({
     name: 'detect_hallucination',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Claims in the compressed text that the original does not support (changed numbers, flipped negations, unsupported sentences).',
     input: z.object(pair).strict(),
@@ -24,8 +22,6 @@ export const qualityTools = [
   defineTool({
     name: 'check_blind_spots',
     readOnly: true,
-    category: 'advisory',
-    plan: 'pro',
     advisory: true,
     description: 'Critical information of the original that the compressed text lost: warnings, limits, error codes, identifiers, whole topics.',
     input: z.object(pair).strict(),
@@ -36,8 +32,6 @@ export const qualityTools = [
   defineTool({
     name: 'verify_compression',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Both checks on a compression, with a verdict: pass (score at least 0.8 and no high-severity issue), review or fail.',
     input: z.object(pair).strict(),

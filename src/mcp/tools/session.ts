@@ -17,8 +17,19 @@ interface EventRow {
 export const sessionTools = [
   defineTool({
     name: 'gc_session_summary',
-    category: 'platform',
-    plan: 'free',
+    output: z.looseObject({
+      session_id: z.string(),
+      started_at: z.string(),
+      call_count: z.number().int(),
+      tools: z.record(z.string(), z.looseObject({ calls: z.number().int(), errors: z.number().int() })),
+      tokens: z.looseObject({ compressed_input: z.number().int(), compressed_output: z.number().int(), saved: z.number().int() }),
+      documents: z.array(z.looseObject({ file_id: z.string() })),
+      errors: z.array(z.looseObject({ tool: z.string(), error: z.string() })),
+      summary: z.string(),
+      restoration_instructions: z.array(z.string()),
+      history_tokens: z.number().int(),
+      summary_tokens: z.number().int(),
+    }),
     description:
       'Portable summary of this MCP session: calls by tool, errors, tokens processed and saved, the active profile, documents ingested, and restoration_instructions to rebuild the working state in a new session. Counts as a compression against the monthly quota.',
     input: z

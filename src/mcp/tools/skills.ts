@@ -18,8 +18,6 @@ const VISIBILITY = "Visible: published skills and the caller's own; another user
 export const skillTools = [
   defineTool({
     name: 'gc_skill_scan',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     description:
@@ -40,8 +38,6 @@ export const skillTools = [
   defineTool({
     name: 'gc_skill_author',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description:
       `Authors a community skill (name, tagline, category, SKILL.md body, optional install snippet). The text is scanned first: a CRITICAL verdict saves nothing and returns the findings as error scan_critical; otherwise the skill is stored as a private draft with its scan verdict. A moderator publishes it for everyone (docs/skills.md). ${VERDICTS}`,
@@ -61,8 +57,6 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_get',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     scope: 'mcp:read',
@@ -75,8 +69,6 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_list',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     readOnly: true,
     scope: 'mcp:read',
@@ -98,8 +90,6 @@ export const skillTools = [
   defineTool({
     name: 'gc_skill_enable',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: `Enables a skill for the caller: a published skill, or the caller's own private one, whose persisted scan verdict is acceptable (else error scan_verdict_unacceptable). Enabling an enabled skill changes nothing (changed false). ${VISIBILITY}`,
     input: z.object({ skill_id: skillId }).strict(),
@@ -111,8 +101,6 @@ export const skillTools = [
   defineTool({
     name: 'gc_skill_disable',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: `Disables a skill for the caller. Disabling a skill that is not enabled is a no-op (changed false). ${VISIBILITY}`,
     input: z.object({ skill_id: skillId }).strict(),
@@ -124,8 +112,6 @@ export const skillTools = [
   defineTool({
     name: 'gc_publish_post',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     advisory: true,
     description: `Publishes a community post (Markdown body, optional title: else the first heading or line). Returns id, slug and status draft: every post starts as a draft and appears in the feed (GET /v1/community/feed) only after a moderator approves it.`,
     input: z

@@ -8,8 +8,6 @@ export const teamExportTools = [
     name: 'export_team_data',
     scope: 'mcp:read',
     readOnly: true,
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description:
       "Exports your account's usage (every key and project) over the last days as JSON rows, CSV or the Prometheus text format: calls, input/output tokens, tokens saved, cache hits and latency per UTC day, key, project, method, tool and status (Prometheus: totals per label set over the window).",

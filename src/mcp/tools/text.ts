@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FIDELITIES, FIDELITY_BUDGET } from '../../../workers/shared/fidelity.js';
-import { contextWindowFor, recommendForTokens } from '../../../workers/text/recommend.js';
+import { contextWindowFor, recommendForTokens } from '../../../workers/shared/recommend.js';
+import { compressResponse } from '../../domain/compression/response.js';
 import { compressText, pruneByRelevance } from '../../domain/compression/text.js';
 import { countTokens } from '../../domain/compression/tokens.js';
 import { invalidInput, invalid } from '../../domain/errors.js';
@@ -9,8 +10,6 @@ import { defineTool } from '../tool.js';
 export const textTools = [
   defineTool({
     name: 'prune_by_relevance',
-    category: 'general',
-    plan: 'pro',
     description:
       'Keeps what a text says about a query within a firm token budget (default: balanced, 20%): sentences, rows and code parts ranked by the query (BM25 and embeddings fused) are kept verbatim in order, the rest elided with markers.',
     input: z
@@ -27,9 +26,8 @@ export const textTools = [
   }),
   defineTool({
     name: 'optimize_for_model',
-    category: 'general',
-    plan: 'pro',
     description: "Compresses text for a target model: that model's tokenizer, and a fidelity chosen from its context window unless given.",
+    output: compressResponse,
     input: z
       .object({
         text: z.string().min(1),
@@ -49,9 +47,8 @@ export const textTools = [
   }),
   defineTool({
     name: 'adapt_to_context_window',
-    category: 'general',
-    plan: 'pro',
     description: 'Compresses text just enough to fit the room left in a context window (context_window minus used_tokens, with a reserve).',
+    output: compressResponse.extend({ room_tokens: z.number().int(), fits: z.boolean() }),
     input: z
       .object({
         text: z.string().min(1),

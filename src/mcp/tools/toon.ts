@@ -12,8 +12,6 @@ const DELIMITER = { comma: ',', tab: '\t', pipe: '|' } as const;
 export const toonTools = [
   defineTool({
     name: 'toon_encode',
-    category: 'general',
-    plan: 'pro',
     description:
       'Encodes JSON data as TOON (Token-Oriented Object Notation; official @toon-format/toon encoder): uniform arrays of objects become tables. Give data (any JSON value) or json (a JSON string).',
     input: z
@@ -52,8 +50,6 @@ export const toonTools = [
   }),
   defineTool({
     name: 'toon_decode',
-    category: 'general',
-    plan: 'pro',
     advisory: true,
     description: 'Decodes TOON text back to JSON (official @toon-format/toon decoder; strict by default).',
     input: z

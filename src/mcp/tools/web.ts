@@ -3,14 +3,15 @@ import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { webLookup } from '../../domain/web/lookup.js';
 import { SEARCH_PROVIDERS, webSearch } from '../../domain/web/search.js';
 import { BRAVE_MAX_COUNT } from '../../providers/search/brave.js';
-import { defineTool } from '../tool.js';
+import { defineToolGroup } from '../tool.js';
 import { connectorTools } from './connectors.js';
 
+/** Both fetch from the public web. */
+const onTheWeb = defineToolGroup({ hints: { openWorldHint: true } });
+
 const lookupTools = [
-  defineTool({
+  onTheWeb({
     name: 'gc_web_lookup',
-    category: 'platform',
-    plan: 'pro',
     readOnly: true,
     description:
       'Fetches a web page (https; every redirect re-checked; private, loopback and metadata addresses refused; size, time and content-type limits), extracts its main content (Readability), converts it to markdown and returns a compressed skeleton, query-guided when a query is given. Errors: fetch_refused (with reason), unsupported_content_type, empty_page.',
@@ -26,10 +27,8 @@ const lookupTools = [
       return { result: await webLookup(ctx.call, { url: args.url, query: args.query ?? null, fidelity: args.fidelity, include_markdown: args.include_markdown }) };
     },
   }),
-  defineTool({
+  onTheWeb({
     name: 'gc_web_search',
-    category: 'platform',
-    plan: 'pro',
     readOnly: true,
     description:
       "Searches the web with the caller's own search-provider key (Brave Search API format; the key is passed through to the provider only: never logged, stored or returned). Results are re-ranked for the query (BM25 fused with the provider's order) and compressed into one query-guided context block.",

@@ -25,8 +25,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_provider_set',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       "Registers the project's LLM provider that workflow llm nodes call (and spend the balance of): api openai (any OpenAI-compatible server: OpenAI, vLLM, llama.cpp, Ollama), anthropic, or local (this server's local provider). The api_key is stored encrypted and never returned.",
@@ -48,8 +46,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_provider_list',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: "The project's LLM providers (api, base_url, default_model, has_key; never the key), and whether the local provider runs here.",
@@ -63,8 +59,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_provider_delete',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description: 'Removes a provider of the project, its stored key with it.',
     input: z.object({ name: providerName }).strict(),
@@ -77,8 +71,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_workflow_create',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description: 'Creates a workflow in the key\'s project from a validated graph (version 1).',
     input: z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional(), graph }).strict(),
@@ -91,8 +83,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_workflow_get',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: 'A workflow with the graph of its current version (or of version_id).',
@@ -107,8 +97,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_workflow_list',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: "The project's workflows, newest first (limit 1-200, opaque cursor).",
@@ -123,8 +111,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_workflow_save',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       'Saves a new graph as a new version; the same graph as the current version returns the current version (created false). With base_version_id, a stale base returns stale_base with current_version_id.',
@@ -147,9 +133,9 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_run_from_workflow',
+    // llm nodes call the project's LLM provider.
+    hints: { openWorldHint: true },
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description:
       "Starts a run of a workflow (current version, or version_id) and returns its run_id at once; it executes in the background (llm nodes call the project's provider and spend its balance; at most 10 provider calls). Follow it with gc_run_status.",
@@ -172,8 +158,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_run_status',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: "A run's state (queued, running, succeeded, failed, cancelled) with every node's state, output, tokens, cost and error.",
@@ -187,8 +171,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_run_list',
     scope: 'mcp:read',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     readOnly: true,
     description: "The project's runs, newest first, optionally of one workflow or in one state.",
@@ -204,8 +186,6 @@ export const workflowTools = [
   defineTool({
     name: 'gc_run_cancel',
     scope: 'mcp:write',
-    category: 'platform',
-    plan: 'pro',
     needsProject: true,
     description: 'Cancels a run: a queued run ends cancelled at once; a running one stops within about a second (the node in flight is aborted). A finished run is returned unchanged.',
     input: z.object({ run_id: runId }).strict(),
