@@ -1,6 +1,9 @@
 // Where the service spends its event-loop time under load: starts it with --cpu-prof, drives one
 // target with autocannon, stops it and prints the self time summed per function (top 40).
-// Usage: node dist/bench/http/profile.js [liveness|hit|computed]
+// Usage: node dist/bench/http/profile.js [liveness|hit|computed|small]
+// `small` is a computed compression of a ≤ 100-token text. Also prints, over every thread of the
+// service, the µs of CPU per request of each step of the request (bench/http/steps.ts): the profile's
+// shares of busy time scaled to the service's CPU per request read from /proc over the measured run.
 // BENCH_PROFILE_THREAD=<thread id> reads that worker thread's profile instead (ids are listed; the
 // pool's threads are the busy ones under a computed load), over the same measured window.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -9,6 +12,8 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { processCpuUs } from '../mcp/cpu.js';
+import { stepOf, type CallFrame } from './steps.js';
 import { createKey, targets } from './targets.js';
 
 interface Node {
@@ -19,7 +24,14 @@ interface Node {
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 let stopMs = 0;
-const which = (process.argv[2] ?? 'hit') as keyof ReturnType<typeof targets>;
+let requests = 0;
+let cpuPerRequest = 0;
+const which = (process.argv[2] ?? 'hit') as keyof ReturnType<typeof targets> | 'small';
+// About 60 tokens of prose: the ≤ 100-token compression of issue 49.
+const SMALL_TEXT =
+  'The service compresses documents before they reach a language model. Each request is authenticated, ' +
+  'routed, counted against the plan, and answered with the shorter text and its token counts, so that ' +
+  'callers can see how much they saved on every call.';
 const root = packageRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-'));
 const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
@@ -32,11 +44,16 @@ const service = await spawnUntil(
   ['--cpu-prof', `--cpu-prof-dir=${profDir}`],
 );
 try {
-  const target = targets(`http://127.0.0.1:${service.match[1]}`, keys)[which];
+  const base = `http://127.0.0.1:${service.match[1]}`;
+  const target = which === 'small' ? targets(base, keys, SMALL_TEXT).computed : targets(base, keys)[which];
+  console.log(`engine: ${/"http_engine":"([^"]+)"/.exec(service.output())?.[1]}, database: ${process.env.DATABASE_URL ? 'postgres' : 'pglite'}`);
   await fetch(target.url as string, { method: target.method ?? 'GET', headers: target.headers as Record<string, string>, body: target.body as string | undefined });
   await autocannon({ ...target, connections: 32, duration: 2 }); // warm-up
+  const cpu0 = processCpuUs(service.child.pid!);
   const result = await autocannon({ ...target, connections: 32, duration: SECONDS });
-  console.log(`${which}: ${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}`);
+  requests = result.requests.total;
+  cpuPerRequest = (processCpuUs(service.child.pid!) - cpu0) / requests;
+  console.log(`${which}: ${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}, service CPU (all threads, /proc) ${cpuPerRequest.toFixed(0)} µs/request`);
 } finally {
   const stopping = performance.now();
   await stop(service.child);
@@ -102,5 +119,46 @@ profile.samples.forEach((id, i) => {
 const busy = total - idle;
 const top = (m: Map<string, number>, n: number) => [...m].filter(([k]) => !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${((v / busy) * 100).toFixed(1).padStart(5)}%  ${k}`).join('\n');
 console.log(`window ${(total / 1e6).toFixed(2)} s, busy ${(busy / 1e6).toFixed(2)} s (shares below are of busy time)\n\nself time by area:\n${top(byArea, 25)}\n\nself time:\n${top(self, 40)}\n\ninclusive, own functions:\n${top(inclusive, 30)}`);
+
+// Every thread of the service, same window: busy time per step, scaled to µs of CPU per request.
+const steps = new Map<string, number>();
+const threadBusy: string[] = [];
+let allBusy = 0;
+for (const tid of [...files.keys()].sort((a, b) => a - b)) {
+  const p = read(tid);
+  const ids = new Map(p.nodes.map((n) => [n.id, n]));
+  const up = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) up.set(c, n.id);
+  const t = sampleTimes(p);
+  const stackCache = new Map<number, string | null>();
+  let busyHere = 0;
+  const kinds = new Set<string>();
+  p.samples.forEach((id, i) => {
+    if (t[i]! < start || t[i]! > end) return;
+    let step = stackCache.get(id);
+    if (step === undefined) {
+      const stack: CallFrame[] = [];
+      for (let at: number | undefined = id; at !== undefined; at = up.get(at)) stack.push(ids.get(at)!.callFrame);
+      step = stepOf(stack);
+      stackCache.set(id, step);
+    }
+    if (step === null) return;
+    const dt = p.timeDeltas[i] ?? 0;
+    busyHere += dt;
+    kinds.add(step);
+    steps.set(step, (steps.get(step) ?? 0) + dt);
+  });
+  allBusy += busyHere;
+  const role = tid === 0 ? 'event loop' : kinds.has('PGlite (wasm)') ? 'PGlite' : kinds.has('compression engine') ? 'pool' : 'other';
+  threadBusy.push(`${tid} (${role}) ${(busyHere / requests).toFixed(1)} µs/req`);
+}
+const scale = cpuPerRequest / (allBusy / requests);
+console.log(`\n## steps, all threads: ${which}, ${requests} requests, ${cpuPerRequest.toFixed(0)} µs CPU/request (/proc); profile busy ${(allBusy / requests).toFixed(0)} µs/request, scaled ×${scale.toFixed(2)}`);
+console.log(`threads (profile busy): ${threadBusy.join('; ')}\n`);
+console.log('| step | µs CPU/request | share |\n|---|---:|---:|');
+for (const [k, v] of [...steps].sort((a, b) => b[1] - a[1])) {
+  if (v / allBusy < 0.003) continue;
+  console.log(`| ${k} | ${((v / allBusy) * cpuPerRequest).toFixed(1)} | ${((v / allBusy) * 100).toFixed(1)}% |`);
+}
 rmSync(dataDir, { recursive: true, force: true });
 rmSync(profDir, { recursive: true, force: true });

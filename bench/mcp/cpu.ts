@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** CPU time of every thread of process `pid` so far, in µs (/proc/<pid>/task/<tid>/schedstat: ns on CPU). */
-function processCpuUs(pid: number): number {
+export function processCpuUs(pid: number): number {
   let ns = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {

@@ -11,6 +11,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { packageRoot } from '../../src/lib/root.js';
 import { newKey, serviceEnv } from './service.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { stepOf, type CallFrame } from '../http/steps.js';
 
 const N = Number(process.env.BENCH_N ?? 3000);
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
@@ -23,6 +24,7 @@ const pair = process.env.PROFILE_PAIR === 'compress' ? 'compress' : 'tokens';
 interface Node {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: Node[];
@@ -42,6 +44,41 @@ function selfTimes(profiles: Profile[]): Map<string, number> {
     });
   }
   return out;
+}
+
+/** Busy time (µs) per request step (bench/http/steps.ts), over every profile in a directory. */
+function stepTimes(profiles: Profile[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const p of profiles) {
+    const byId = new Map(p.nodes.map((n) => [n.id, n]));
+    const up = new Map<number, number>();
+    for (const n of p.nodes) for (const c of n.children ?? []) up.set(c, n.id);
+    const memo = new Map<number, string | null>();
+    p.samples.forEach((id, i) => {
+      let step = memo.get(id);
+      if (step === undefined) {
+        const stack: CallFrame[] = [];
+        for (let at: number | undefined = id; at !== undefined; at = up.get(at)) stack.push(byId.get(at)!.callFrame);
+        memo.set(id, (step = stepOf(stack)));
+      }
+      if (step !== null) out.set(step, (out.get(step) ?? 0) + (p.timeDeltas[i] ?? 0));
+    });
+  }
+  return out;
+}
+
+function stepReport(mcp: Map<string, number>, rest: Map<string, number>): void {
+  const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0) / N;
+  console.log(`\n## service steps, profile busy µs per call (all threads, startup included in both; n = ${N})\n`);
+  console.log(`| step | MCP | REST | MCP − REST |\n|---|---:|---:|---:|`);
+  const keys = [...new Set([...mcp.keys(), ...rest.keys()])].sort((a, b) => (mcp.get(b) ?? 0) - (mcp.get(a) ?? 0));
+  for (const k of keys) {
+    const m = (mcp.get(k) ?? 0) / N;
+    const r = (rest.get(k) ?? 0) / N;
+    if (Math.max(m, r) < 2) continue;
+    console.log(`| ${k} | ${m.toFixed(1)} | ${r.toFixed(1)} | ${(m - r).toFixed(1)} |`);
+  }
+  console.log(`| **total** | ${sum(mcp).toFixed(1)} | ${sum(rest).toFixed(1)} | ${(sum(mcp) - sum(rest)).toFixed(1)} |`);
 }
 
 function area(key: string): string {
@@ -77,7 +114,7 @@ function report(title: string, mcp: Map<string, number>, rest: Map<string, numbe
 }
 
 /** Runs `calls` against a fresh profiled service; returns the service's and this process's self times. */
-async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, number>; client: Map<string, number> }> {
+async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, number>; client: Map<string, number>; steps: Map<string, number> }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-mcp-'));
   const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
   // Free bypasses the semantic cache: /v1/compress then runs every time, as optimize_for_model does.
@@ -109,7 +146,8 @@ async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, num
     const { profile } = await session.post('Profiler.stop');
     await client?.close();
     await stop(service.child);
-    return { server: selfTimes(readProfiles(profDir)), client: selfTimes([profile as unknown as Profile]) };
+    const profiles = readProfiles(profDir);
+    return { server: selfTimes(profiles), steps: stepTimes(profiles), client: selfTimes([profile as unknown as Profile]) };
   } finally {
     session.disconnect();
     if (service.child.exitCode === null) await stop(service.child);
@@ -123,3 +161,4 @@ const rest = await profiled('rest');
 const mcp = await profiled('mcp');
 report('service (all threads)', mcp.server, rest.server);
 report('client (this process)', mcp.client, rest.client);
+stepReport(mcp.steps, rest.steps);
