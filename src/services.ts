@@ -15,8 +15,8 @@ import type { CodeIntelHub } from './codeIntel/hub.js';
 import type { KeyActivity } from './domain/accounts/keyActivity.js';
 import type { UsageWriter } from './domain/accounts/usage.js';
 import type { LlmRuntime } from './providers/llm/runtime.js';
-import type { RunExecutor } from './domain/workflows/executor.js';
-import type { BatchQueueWorker } from './domain/batchQueue/worker.js';
+import type { WorkflowRuns } from './domain/workflows/ports.js';
+import type { BatchQueue } from './domain/batchQueue/ports.js';
 
 /** What a request handler may reach; built once in app.ts. */
 export interface Services {
@@ -44,8 +44,8 @@ export interface Services {
   /** Customers' LLM providers: local provider server, sealed keys, price table (docs/providers.md). */
   llm: LlmRuntime;
   /** Background executor of workflow runs (started by app.ts once HTTP listens; docs/workflows.md). */
-  runs: RunExecutor;
+  runs: WorkflowRuns<Services>;
   /** Background worker of queued batch compression jobs (started by app.ts once HTTP listens; docs/batch-queue.md). */
-  batchQueue: BatchQueueWorker;
+  batchQueue: BatchQueue<Services>;
   startedAt: number;
 }

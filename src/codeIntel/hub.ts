@@ -2,14 +2,18 @@
 // its sync against the database (code_files, code_index_state), and the commit of an ingest.
 // Like the Knowledge Hub (src/kb/hub.ts): the database decides, the thread holds the query side.
 import { invalidInput, notFound, unavailable } from '../domain/errors.js';
-import type { Services } from '../services.js';
+import type { Logger } from '../lib/log.js';
+import type { Db } from '../store/db.js';
 import type { QueryMethod, StoredFile } from '../../workers/codeIntel/indexThread.js';
 import type { ApplyStats } from '../../workers/codeIntel/repoIndex.js';
 import type { RepoFileAnalysed } from '../../workers/codeIntel/tasks.js';
 import { CodeIndexClient, CodeThreadError } from './client.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 
-export type CodeIntelDeps = Pick<Services, 'db' | 'log'>;
+export interface CodeIntelDeps {
+  db: Db;
+  log: Logger;
+}
 
 export interface CommitResult {
   generation: number;

@@ -1,6 +1,5 @@
-import { TaskError, type RunOptions, type TaskInput, type TaskName, type TaskOutput } from '../pool/pool.js';
+import { TaskError, type ComputePool, type RunOptions, type TaskInput, type TaskName, type TaskOutput } from '../pool/pool.js';
 import type { ThreadDoor } from '../pool/threadDoor.js';
-import type { Services } from '../services.js';
 import { asDomainError, DomainError, invalidInput } from './errors.js';
 
 export interface ComputeOptions extends RunOptions {
@@ -21,7 +20,7 @@ function inputError(err: TaskError, field: string): DomainError | null {
  * The one door to the compute pool: nothing outside src/domain calls the pool. Pool saturation,
  * deadlines and worker-side input errors come back as DomainErrors (unavailable, timeout, validation).
  */
-export async function runTask<K extends TaskName>(services: Pick<Services, 'pool'>, name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
+export async function runTask<K extends TaskName>(services: { pool: ComputePool }, name: K, input: TaskInput<K>, options: ComputeOptions = {}): Promise<TaskOutput<K>> {
   try {
     return await services.pool.run(name, input, options);
   } catch (err) {
@@ -31,7 +30,7 @@ export async function runTask<K extends TaskName>(services: Pick<Services, 'pool
 }
 
 /** Readiness probe: one round trip through a worker within timeoutMs, waiting for a free thread included. */
-export async function pingPool(services: Pick<Services, 'pool'>, timeoutMs: number): Promise<void> {
+export async function pingPool(services: { pool: ComputePool }, timeoutMs: number): Promise<void> {
   await runTask(services, 'ping', undefined, { deadlineMs: timeoutMs, signal: AbortSignal.timeout(timeoutMs) });
 }
 

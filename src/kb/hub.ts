@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { TaskError } from '../pool/pool.js';
 import { runTask } from '../domain/compute.js';
 import { DomainError, unavailable } from '../domain/errors.js';
-import type { Services } from '../services.js';
-import type { Queryable } from '../store/db.js';
+import type { Logger } from '../lib/log.js';
+import type { ComputePool } from '../pool/pool.js';
+import type { Db, Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 
@@ -45,7 +46,11 @@ export function encodeVector(v: Float32Array): Buffer {
 }
 
 /** What the hub needs; it is built in app.ts before the Services object. */
-export type KnowledgeDeps = Pick<Services, 'db' | 'pool' | 'log'>;
+export interface KnowledgeDeps {
+  db: Db;
+  pool: ComputePool;
+  log: Logger;
+}
 
 /**
  * One per running app (services.knowledge). start() starts the index thread, snapshots changed

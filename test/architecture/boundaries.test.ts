@@ -1,53 +1,67 @@
 // The layering rules of docs/architecture.md, checked on the source: a new file that breaks one fails here.
 import { execSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../src/lib/root.js';
+import { cyclesOf, importsOf, type ImportEdge } from './importGraph.js';
 
 const root = packageRoot();
-const sources = execSync("git ls-files 'src/*.ts' 'src/**/*.ts' 'workers/*.ts' 'workers/**/*.ts'", { cwd: root, encoding: 'utf8' })
+const sources = execSync("git ls-files --cached --others --exclude-standard 'src/*.ts' 'src/**/*.ts' 'workers/*.ts' 'workers/**/*.ts'", { cwd: root, encoding: 'utf8' })
   .trim()
   .split('\n')
   .filter((f) => existsSync(resolve(root, f)));
 const text = new Map(sources.map((f) => [f, readFileSync(resolve(root, f), 'utf8')]));
+const known = new Set(sources);
+const edges = new Map<string, ImportEdge[]>(sources.map((f) => [f, importsOf(f, text.get(f)!, known, root)]));
 
-/** Value imports (static and dynamic) between our own modules; `import type` carries no run-time edge. */
-function importsOf(file: string): string[] {
-  const src = text.get(file)!;
-  const specs = [
-    ...[...src.matchAll(/^import\s+(?!type\s)[^;]*?\sfrom\s+'(\.[^']+)'/gms)].map((m) => m[1]!),
-    ...[...src.matchAll(/^import\s+'(\.[^']+)'/gm)].map((m) => m[1]!),
-    ...[...src.matchAll(/\bimport\(\s*'(\.[^']+)'\s*\)/g)].map((m) => m[1]!),
-  ];
-  return specs
-    .map((s) => relative(root, resolve(root, dirname(file), s.replace(/\.js$/, '.ts'))))
-    .filter((f) => text.has(f));
-}
+/**
+ * Cycles left in files other work is changing at the time of writing (issue 47); each entry names why
+ * it is still here. Remove an entry once its cycle is gone: the test fails on a listed cycle that no
+ * longer exists, so this list only shrinks.
+ */
+const KNOWN_CYCLES: Record<string, string> = {
+  // resources.ts takes the Caller type from server.ts, which registers the resources (server.ts under edit for MCP sessions).
+  'src/mcp/resources.ts src/mcp/server.ts': 'Caller belongs in its own module (src/mcp/session work)',
+  // A session builds its tool list from toolsets, whose tool type carries the session (src/mcp/session*, tool.ts under edit).
+  'src/mcp/session.ts src/mcp/tool.ts src/mcp/toolsets.ts': 'the session type belongs in a port of its own (src/mcp/session work)',
+  // The renderer and the tree renderer call each other (workers/text under edit for the text engine).
+  'workers/text/render.ts workers/text/treeRender.ts': 'shared rendering helpers belong in one module (workers/text work)',
+};
 
 describe('architecture boundaries', () => {
-  it('has no import cycles between our modules (dynamic imports included)', () => {
-    const graph = new Map(sources.map((f) => [f, importsOf(f)]));
-    const cycles: string[] = [];
-    const state = new Map<string, 'open' | 'done'>();
-    const stack: string[] = [];
-    const visit = (f: string) => {
-      state.set(f, 'open');
-      stack.push(f);
-      for (const d of graph.get(f) ?? []) {
-        if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d].join(' -> '));
-        else if (!state.has(d)) visit(d);
-      }
-      stack.pop();
-      state.set(f, 'done');
-    };
-    for (const f of sources) if (!state.has(f)) visit(f);
-    expect(cycles).toEqual([]);
+  it('has no import cycles between our modules, type imports included', () => {
+    const graph = new Map([...edges].map(([f, es]) => [f, es.map((e) => e.to)]));
+    const cycles = cyclesOf(graph).map((scc) => scc.join(' '));
+    expect(cycles.filter((c) => !(c in KNOWN_CYCLES))).toEqual([]);
+    expect(Object.keys(KNOWN_CYCLES).filter((c) => !cycles.includes(c))).toEqual([]);
   });
 
-  it('reaches the compute pool only through the domain layer (src/domain/compute.ts)', () => {
-    const direct = sources.filter((f) => f.startsWith('src/') && f !== 'src/domain/compute.ts' && /\bpool\.run\(/.test(text.get(f)!));
+  it('finds a cycle made only of type imports (the finder itself)', () => {
+    const files = new Set(['a.ts', 'b.ts', 'c.ts']);
+    const a = importsOf('a.ts', "import type { B } from './b.js';\n", files, '/r');
+    const b = importsOf('b.ts', "import {\n  type C,\n} from './c.js';\nexport { x } from './a.js';\n", files, '/r');
+    expect(a).toEqual([{ to: 'b.ts', spec: './b.js', value: false, dynamic: false }]);
+    expect(b.map((e) => [e.to, e.value])).toEqual([['c.ts', false], ['a.ts', true]]);
+    expect(cyclesOf(new Map([['a.ts', ['b.ts']], ['b.ts', ['c.ts', 'a.ts']], ['c.ts', []]]))).toEqual([['a.ts', 'b.ts']]);
+  });
+
+  it('reaches the compute pool and the index threads only through the domain layer (src/domain/compute.ts)', () => {
+    const direct = sources.filter((f) => f.startsWith('src/') && f !== 'src/domain/compute.ts' && /\b(pool|door)\.run\(/.test(text.get(f)!));
     expect(direct).toEqual([]);
+  });
+
+  it('starts threads only in the pool and the one thread client', () => {
+    const starters = sources.filter((f) => /\bnew (Worker|Piscina)\(/.test(text.get(f)!));
+    expect(starters.sort()).toEqual(['src/pool/pool.ts', 'src/pool/threadClient.ts']);
+  });
+
+  it('keeps engine code off the event loop: src/ takes only workers/shared/ values (types from anywhere)', () => {
+    // The command-line client (src/cli) runs the engines locally in its own process, on purpose.
+    const leaks = [...edges]
+      .filter(([f]) => f.startsWith('src/') && !f.startsWith('src/cli/'))
+      .flatMap(([f, es]) => es.filter((e) => e.value && e.to.startsWith('workers/') && !e.to.startsWith('workers/shared/')).map((e) => `${f} -> ${e.to}`));
+    expect(leaks).toEqual([]);
   });
 
   it('keeps HTTP out of the domain: use cases throw DomainErrors, never HttpErrors', () => {
@@ -56,7 +70,7 @@ describe('architecture boundaries', () => {
   });
 
   it('keeps the workers free of host code', () => {
-    const leaks = sources.filter((f) => f.startsWith('workers/') && importsOf(f).some((d) => d.startsWith('src/')));
+    const leaks = sources.filter((f) => f.startsWith('workers/') && edges.get(f)!.some((e) => e.to.startsWith('src/')));
     expect(leaks).toEqual([]);
   });
 });

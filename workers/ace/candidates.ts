@@ -3,19 +3,14 @@
 // go; cut-off fragments and sentences under four words are dropped; and a sentence must be about the
 // attempt: it shares at least two content terms with the task, feedback or ground truth (so chatter
 // such as "Sure, here is my analysis." or a model's status line never becomes a bullet).
-import { terms } from '../text/terms.js';
+import { sectionFor } from '../shared/aceSections.js';
+import { terms } from '../shared/terms.js';
+
+export { sectionFor };
 
 const MIN_WORDS = 4;
 const MIN_SHARED_TERMS = 2;
 const MAX_CHARS = 2000;
-
-/** The section a free-text insight most likely belongs to. */
-export function sectionFor(text: string): string {
-  const t = text.toLowerCase();
-  if (/\b(avoid|don'?t|do not|never|pitfall|mistake|wrong|fail(?:s|ed|ure)?|error|bug|harmful|instead of)\b/.test(t)) return 'pitfalls';
-  if (/\b(api|endpoint|tool|function|method|library|sdk|cli|command)\b/.test(t)) return 'tools/apis';
-  return 'strategies';
-}
 
 function sentences(text: string): string[] {
   const out: string[] = [];

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import type { LanguageId } from '../shared/languageNames.js';
 import type { UnitKind } from './types.js';
 
 const require = createRequire(import.meta.url);
@@ -217,20 +218,9 @@ export const LANGUAGES: Record<string, LangSpec> = {
     keep: [...C_FAMILY_KEEP, 'access_specifier', 'using_declaration', 'alias_declaration', 'friend_declaration', 'namespace_alias_definition', 'static_assert_declaration'],
     keywords: [...C_KEYWORDS, 'class', 'namespace', 'template', 'typename', 'public', 'private', 'protected', 'virtual', 'override', 'nullptr', 'this', 'auto', 'constexpr', 'std', 'new', 'delete', 'operator'],
   },
-};
+} satisfies Record<LanguageId, LangSpec>;
 
-/** Request-level aliases accepted for `language`. */
-const ALIASES: Record<string, string> = {
-  py: 'python', python3: 'python', js: 'javascript', jsx: 'javascript', node: 'javascript', ecmascript: 'javascript',
-  ts: 'typescript', golang: 'go', rs: 'rust', 'c++': 'cpp', cxx: 'cpp', cc: 'cpp', hpp: 'cpp', h: 'c',
-};
-
-export const SUPPORTED_LANGUAGES = Object.keys(LANGUAGES) as readonly string[];
-
-export function normalizeLanguage(name: string): string {
-  const lower = name.trim().toLowerCase();
-  return ALIASES[lower] ?? lower;
-}
+export { normalizeLanguage, SUPPORTED_LANGUAGES } from '../shared/languageNames.js';
 
 const BY_EXTENSION = new Map<string, string>();
 for (const spec of Object.values(LANGUAGES)) for (const ext of spec.extensions) BY_EXTENSION.set(ext, spec.id);

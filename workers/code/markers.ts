@@ -3,7 +3,7 @@
 // marker stands (the body after its signature, the rest of a cut doc, a value after its name): a name
 // in the label would repeat it, for 1-2 points of savings. Ids and refs are the text engine's
 // (workers/text/markers.ts), so one store and one expand serve both engines.
-import { REF_PLACEHOLDER } from '../text/markers.js';
+import { REF_PLACEHOLDER } from '../shared/markers.js';
 import { countTokens, type TokenizerName } from '../shared/tokens.js';
 import type { Edit, Labeler, Mark } from './text.js';
 
@@ -33,24 +33,4 @@ export function codeLabels(source: string, tokenizer: TokenizerName): (ref: stri
   };
 }
 
-/**
- * Spans over the engine's text (BOM removed, CRLF and CR as LF) as offsets into the original the
- * caller sent, which is what the store keeps and expands. Spans may come in any order: a structural
- * output can mark a class body and then a method body inside it.
- */
-export function originalSpans(original: string, content: string, spans: readonly number[]): number[] {
-  if (original === content) return [...spans];
-  const out = new Array<number>(spans.length);
-  let o = original.charCodeAt(0) === 0xfeff ? 1 : 0;
-  let c = 0;
-  for (const k of spans.map((_, k) => k).sort((a, b) => spans[a]! - spans[b]!)) {
-    const target = spans[k]!;
-    while (c < target && o < original.length) {
-      // One engine character per original one, except CRLF (two originals for one `\n`).
-      o += original[o] === '\r' && original[o + 1] === '\n' ? 2 : 1;
-      c++;
-    }
-    out[k] = o;
-  }
-  return out;
-}
+export { originalSpans } from '../shared/spans.js';

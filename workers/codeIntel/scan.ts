@@ -8,10 +8,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { splitIdentifier } from '../code/text.js';
 
-export type Severity = 'low' | 'medium' | 'high' | 'critical';
-export type Pack = 'secrets' | 'injection' | 'deserialization' | 'path-traversal' | 'weak-crypto';
+import { RULE_IDS, type Pack, type RuleId, type Severity } from '../shared/codeScanRules.js';
+export { PACKS, RULE_IDS, type Pack, type RuleId, type Severity } from '../shared/codeScanRules.js';
 
-export const PACKS: readonly Pack[] = ['secrets', 'injection', 'deserialization', 'path-traversal', 'weak-crypto'];
 export const SEVERITY_ORDER: Record<Severity, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 const PY = new Set(['python']);
@@ -29,7 +28,7 @@ interface LineCtx {
 }
 
 interface Rule {
-  id: string;
+  id: RuleId;
   pack: Pack;
   severity: Severity;
   message: string;
@@ -305,7 +304,8 @@ const RULES: Rule[] = [
   },
 ];
 
-export const RULE_IDS: readonly string[] = RULES.map((r) => r.id);
+// Every catalogued id has its rule (the type checks the converse).
+for (const id of RULE_IDS) if (!RULES.some((r) => r.id === id)) throw new Error(`code scan: rule ${id} is catalogued but not defined`);
 
 /**
  * Version of the rules: a hash of this module's own text, so any change to a rule, a pattern or the

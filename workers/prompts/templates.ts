@@ -6,8 +6,8 @@ import Mustache from 'mustache';
 // The library caches every parsed template forever; a worker sees many users' templates.
 Mustache.templateCache = undefined;
 
-export const VARIABLE_TYPES = ['string', 'number', 'integer', 'boolean', 'array', 'object', 'scalar', 'any'] as const;
-export type VariableType = (typeof VARIABLE_TYPES)[number];
+export { VARIABLE_TYPES, type VariableType } from '../shared/promptVariables.js';
+import type { VariableType } from '../shared/promptVariables.js';
 
 export interface VariableSpec {
   name: string;

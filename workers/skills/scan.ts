@@ -43,8 +43,7 @@ const MAX_FINDINGS = 200;
 /** Lines within this distance share a context (a code block's read and its send are seldom on one line). */
 const WINDOW = 3;
 
-/** Verdicts a skill may be enabled with (the spec's "persisted scan verdict acceptable"). */
-export const ACCEPTABLE_VERDICTS: readonly Verdict[] = ['SAFE', 'LOW', 'MEDIUM'];
+export { ACCEPTABLE_VERDICTS } from '../shared/skillVerdicts.js';
 
 export function worse(a: Verdict, b: Verdict): Verdict {
   return RANK[a] >= RANK[b] ? a : b;

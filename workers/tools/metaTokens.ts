@@ -5,8 +5,8 @@
 // input, which is then taken literally. Dictionary entries are plain text (never nested).
 // decodeMetaTokens(encodeMetaTokens(x)) === x for every string x.
 
-export const META_FORMAT = 'gc-meta-tokens/1';
-export const ESCAPE = '\uE000';
+import { ESCAPE, META_FORMAT } from '../shared/metaTokenFormat.js';
+export { ESCAPE, META_FORMAT } from '../shared/metaTokenFormat.js';
 const FIRST_SYMBOL = 0xe001;
 const LAST_SYMBOL = 0xf8ff;
 const PUA_START = 0xe000;

@@ -96,4 +96,4 @@ export function extractJson(text: string): unknown {
   return null;
 }
 
-export { sectionFor } from '../../../workers/ace/candidates.js';
+export { sectionFor } from '../../../workers/shared/aceSections.js';

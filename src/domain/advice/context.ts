@@ -1,4 +1,4 @@
-import { contextWindowFor, estimateCompressed, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
+import { contextWindowFor, estimateCompressed, recommendForTokens, worthCompressing } from '../../../workers/shared/recommend.js';
 import { CONTEXT_THRESHOLDS, contextLevel } from './thresholds.js';
 import type { Call } from '../call.js';
 import { countTokensMany } from '../compression/tokens.js';

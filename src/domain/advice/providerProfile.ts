@@ -1,4 +1,4 @@
-import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from '../../../workers/text/recommend.js';
+import { contextWindowFor, MODEL_CONTEXT_WINDOWS } from '../../../workers/shared/recommend.js';
 import { tokenizerFor } from '../../../workers/shared/tokenizerName.js';
 import { priceFor, type PriceTable } from '../../providers/llm/prices.js';
 import { CACHE_RULES, providerOfModel, rulesView, type CacheProvider } from '../cacheAdvisory/rules.js';

@@ -3,8 +3,9 @@ import { CircuitBreaker } from '../../lib/breaker.js';
 import { localEmailProvider, smtpProvider, type EmailProvider } from '../../providers/email.js';
 import { LocalStripe } from '../../providers/localStripe.js';
 import { StripeClient } from '../../providers/stripe.js';
-import type { Services } from '../../services.js';
-import type { BillingPricing } from './pricing.js';
+import type { CommerceSettings } from '../../commerceSettings.js';
+import type { Logger } from '../../lib/log.js';
+import type { Db } from '../../store/db.js';
 import { OutboxSender } from './outbox.js';
 
 /**
@@ -13,39 +14,6 @@ import { OutboxSender } from './outbox.js';
  * the Services object and hands it over as services.commerce; its settings come from the
  * configuration (config.commerce, read from the environment in config.ts only).
  */
-
-export interface CommerceSettings {
-  /** Stripe-compatible API base; null starts the in-process local provider. */
-  stripeApiBase: string | null;
-  stripeSecretKey: string | null;
-  stripeWebhookSecret: string | null;
-  stripePricePro: string;
-  stripePriceProMetered: string | null;
-  stripePriceTeam: string;
-  stripeMeterId: string;
-  stripeMeterEventName: string;
-  /** Port for the local Stripe provider (0 = any free port). */
-  localStripePort: number;
-  checkoutSuccessUrl: string;
-  checkoutCancelUrl: string;
-  portalReturnUrl: string;
-  smtpUrl: string | null;
-  mailFrom: string;
-  salesInbox: string;
-  identityWebhookSecret: string | null;
-  outboxPollMs: number;
-  outboxBackoffBaseMs: number;
-  outboxBackoffMaxMs: number;
-  outboxMaxAttempts: number;
-  /** 0 disables the periodic meter sync (usage pushed to the provider's meter). */
-  meterSyncMs: number;
-  breakerThreshold: number;
-  breakerCoolDownMs: number;
-  /** Shared secrets (HMAC) per payment facilitator; a missing secret leaves events unverified. */
-  paymentSecrets: Record<string, string | null>;
-  /** Overage pricing (BILLING_FREE_INCLUDED_UNITS, BILLING_PRO_*, BILLING_TEAM_*). */
-  pricing: BillingPricing;
-}
 
 export interface Commerce {
   settings: CommerceSettings;
@@ -61,7 +29,13 @@ export interface Commerce {
 }
 
 /** What creating the commerce area needs; it is built before the Services object. */
-export type CommerceDeps = Pick<Services, 'db' | 'log' | 'breakers'>;
+export interface CommerceDeps {
+  db: Db;
+  log: Logger;
+  breakers: CircuitBreaker[];
+}
+
+export type { CommerceSettings };
 
 /**
  * Starts the commerce area: local providers (unless real ones are configured) and the outbox

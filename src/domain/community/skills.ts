@@ -6,7 +6,8 @@
 //   disable: enabled -> disabled; not enabled -> no-op
 import type { Principal } from '../../auth/principal.js';
 import type { Db, Queryable } from '../../store/db.js';
-import { ACCEPTABLE_VERDICTS, type SkillScanInput, type SkillScanResult, type Verdict } from '../../../workers/skills/scan.js';
+import type { SkillScanInput, SkillScanResult, Verdict } from '../../../workers/skills/scan.js';
+import { ACCEPTABLE_VERDICTS } from '../../../workers/shared/skillVerdicts.js';
 import type { Call } from '../call.js';
 import { conflict, DomainError, forbidden, notFound } from '../errors.js';
 

@@ -1,9 +1,9 @@
 import type { CompressCodeInput, CompressCodeResult, FileAnalysis, StructuralFile, StructuralOptions } from '../../../workers/code/index.js';
-import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/code/languages.js';
+import { normalizeLanguage, SUPPORTED_LANGUAGES } from '../../../workers/shared/languageNames.js';
 import { tokenStats } from '../../../workers/shared/stats.js';
 import { rememberMarkers } from './markerStore.js';
-import { markerRef, textHashOf } from '../../../workers/text/markers.js';
-import { originalSpans } from '../../../workers/code/markers.js';
+import { markerRef, textHashOf } from '../../../workers/shared/markers.js';
+import { originalSpans } from '../../../workers/shared/spans.js';
 import type { StructuralMarks } from '../../../workers/code/types.js';
 import type { Call } from '../call.js';
 import { invalid } from '../errors.js';

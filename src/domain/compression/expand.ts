@@ -1,7 +1,7 @@
 // Expanding navigable markers (docs/markers.md): the use case behind POST /v1/expand, the MCP
 // expand_marker tool and modulate_region's marker_ids.
 import type { Services } from '../../services.js';
-import { MARKER_ID } from '../../../workers/text/markers.js';
+import { MARKER_ID } from '../../../workers/shared/markers.js';
 import { invalidInput, notFound } from '../errors.js';
 import { loadLayouts } from './markerStore.js';
 

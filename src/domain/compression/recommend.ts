@@ -2,7 +2,7 @@
 // pays at all. The content is classified in the pool (workers/tools/classify.ts); the level follows the
 // same size and context-window rule as recommend_fidelity.
 import { budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
-import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/text/recommend.js';
+import { contextWindowFor, recommendForTokens, worthCompressing } from '../../../workers/shared/recommend.js';
 import type { Call } from '../call.js';
 import type { ContentKind } from '../../../workers/tools/classify.js';
 

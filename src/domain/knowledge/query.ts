@@ -7,7 +7,7 @@ import { runOnThread } from '../compute.js';
 import { IndexThreadError } from '../../kb/indexClient.js';
 import type { Services } from '../../services.js';
 import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/shared/rrf.js';
-import { terms } from '../../../workers/text/terms.js';
+import { terms } from '../../../workers/shared/terms.js';
 import { parseJsonb, visibleParams, visibleSql } from './items.js';
 
 export const QUERY_LIMIT_DEFAULT = 10;
