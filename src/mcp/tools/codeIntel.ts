@@ -4,7 +4,7 @@ import {
 } from '../../domain/codeIntel/service.js';
 import { invalidInput } from '../../domain/errors.js';
 import type { QueryMethod } from '../../../workers/codeIntel/indexThread.js';
-import { PACKS, RULE_IDS } from '../../../workers/codeIntel/scan.js';
+import { PACKS, RULE_IDS } from '../../../workers/shared/codeScanRules.js';
 import { defineTool, type ToolContext } from '../tool.js';
 
 const symbol = z.string().trim().min(1).max(512).describe('A definition: bare name (save), Container.name (Store.save), path:name (src/store.ts:save) or a unit id from an earlier result');
@@ -176,7 +176,7 @@ export const codeIntelTools = [
     input: z
       .object({
         packs: z.array(z.enum(PACKS as [string, ...string[]])).max(PACKS.length).optional().describe('Rule packs to run (default: all)'),
-        rules: z.array(z.enum(RULE_IDS as [string, ...string[]])).max(RULE_IDS.length).optional().describe('Only these rule ids'),
+        rules: z.array(z.enum(RULE_IDS)).max(RULE_IDS.length).optional().describe('Only these rule ids'),
         path_prefix: z.string().max(MAX_PATH_CHARS).optional(),
         min_severity: z.enum(['low', 'medium', 'high', 'critical']).default('low'),
         suppressed_fingerprints: z.array(z.string().regex(/^[0-9a-f]{32}$/)).max(10_000).default([]).describe('Fingerprints already triaged: reported with status suppressed, not counted as open'),

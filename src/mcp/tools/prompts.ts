@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { VARIABLE_TYPES } from '../../../workers/prompts/templates.js';
+import { VARIABLE_TYPES } from '../../../workers/shared/promptVariables.js';
 import { compareVersions, DEFAULT_COMPARE_MODELS, rewriteVersion, type VersionRef } from '../../domain/prompts/compare.js';
 import {
   createTemplate, deployVersion, getTemplate, getVersion, labelHistory, labelsOf, LABELS, listTemplates, MAX_TEMPLATE_CHARS, renderVersion,

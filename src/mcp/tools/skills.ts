@@ -5,7 +5,7 @@ import {
   authorSkill, disableSkill, enableSkill, listSkills, MAX_INSTALL_CHARS, MAX_SCAN_CHARS, MAX_SKILL_BODY_CHARS, scanSkillText, SKILL_CATEGORIES, SKILL_LIST_MAX,
   skillResponse, visibleSkill,
 } from '../../domain/community/skills.js';
-import { ACCEPTABLE_VERDICTS } from '../../../workers/skills/scan.js';
+import { ACCEPTABLE_VERDICTS } from '../../../workers/shared/skillVerdicts.js';
 import { defineTool } from '../tool.js';
 
 const skillId = z.string().uuid().describe('skill_id returned by gc_skill_author or gc_skill_list');
