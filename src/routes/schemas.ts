@@ -13,7 +13,9 @@ export const fidelity = z.string().superRefine((value, ctx) => {
       params: { status: 400 },
     });
   }
-}).describe(`One of ${FIDELITIES.join(', ')} (any other value is a 400 naming the valid ones)`) as unknown as z.ZodType<Fidelity, unknown>;
+})
+  // The closed set in JSON Schema too (/openapi.json, tools/list): a generated client gets the union, while the check above keeps the 400.
+  .meta({ description: `One of ${FIDELITIES.join(', ')} (any other value is a 400 naming the valid ones)`, enum: [...FIDELITIES] }) as unknown as z.ZodType<Fidelity, unknown>;
 
 export const modelName = z.string().min(1).max(100);
 
