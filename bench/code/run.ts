@@ -1,6 +1,6 @@
 /**
  * Code-engine benchmark on real third-party code (see docs/code-engine.md).
- * Usage: npm run bench:code  (or node dist/bench/code/run.js [--quick])
+ * Usage: npm run bench:code  (or node dist/bench/code/run.js [--quick] [--write-docs]: tables into bench/code/last-run*.md)
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +12,7 @@ import { FIDELITIES } from '../../workers/shared/fidelity.js';
 import { countTokens } from '../../workers/shared/tokens.js';
 import { analyzeFile, analyzeFiles, compressCode, structuralFromAnalyses, SUPPORTED_LANGUAGES } from '../../workers/code/index.js';
 import type { FileAnalysis, StructuralResult } from '../../workers/code/index.js';
+import { writeTrackedFile } from '../lib/writeDocs.js';
 import { ensureDebSources, jdkSources, load, nodeHeaders, pythonStdlib, walk, type BenchFile, type Corpus } from './corpora.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -226,7 +227,7 @@ async function main(): Promise<void> {
   say();
   if (process.argv.includes('--structural-only')) {
     await structuralBench();
-    writeFileSync(join(repoRoot, 'bench', 'code', 'last-run-structural.md'), lines.join('\n') + '\n');
+    writeTrackedFile(join(repoRoot, 'bench', 'code', 'last-run-structural.md'), lines.join('\n') + '\n');
     rmSync(tmp, { recursive: true, force: true });
     return;
   }
@@ -270,9 +271,7 @@ async function main(): Promise<void> {
   }
   say();
   await structuralBench();
-  const outFile = join(repoRoot, 'bench', 'code', 'last-run.md');
-  writeFileSync(outFile, lines.join('\n') + '\n');
-  console.error(`tables written to ${outFile}`);
+  writeTrackedFile(join(repoRoot, 'bench', 'code', quick ? 'last-run-quick.md' : 'last-run.md'), lines.join('\n') + '\n');
   rmSync(tmp, { recursive: true, force: true });
 }
 
