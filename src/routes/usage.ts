@@ -49,6 +49,28 @@ const EventsQuery = z.object({
 });
 const LatencyQuery = z.object({ window_hours: z.coerce.number().int().min(1).max(168).default(24) });
 
+// Response schemas (/openapi.json; the contract suite checks answers against them). Sums are numbers: int8 columns.
+const tokenSums = { compressions: z.number().int(), original_tokens: z.number(), tokens_saved: z.number() };
+const MonthlyUsage = z.object({
+  period_start: z.string(),
+  period_end: z.string(),
+  monthly_compressions: z.number().int(),
+  original_tokens: z.number(),
+  compressed_tokens: z.number(),
+  tokens_saved: z.number(),
+  plan: z.string(),
+});
+const UsageHistory = z.object({ period: z.literal('day'), days: z.number().int(), data: z.array(z.object({ date: z.string(), ...tokenSums, compressed_tokens: z.number() })) });
+const ByModel = z.object({ days: z.number().int(), data: z.array(z.object({ model: z.string(), ...tokenSums, avg_savings_percent: z.number() })) });
+const ByFidelity = z.object({ days: z.number().int(), data: z.array(z.object({ fidelity: z.string(), ...tokenSums, avg_savings_percent: z.number() })) });
+const ByCache = z.object({
+  days: z.number().int(),
+  hits: z.number().int(),
+  misses: z.number().int(),
+  hit_rate: z.number(),
+  data: z.array(z.object({ cache: z.enum(['hit', 'miss']), calls: z.number().int(), tokens_saved: z.number() })),
+});
+
 /** CompressionEvent. */
 function eventResponse(e: EventRow) {
   return { ...e, savings_percent: Math.round(Number(e.savings_percent) * 10) / 10 };
@@ -59,6 +81,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage',
     auth: 'key',
+    response: MonthlyUsage,
     async handler({ principal, services }) {
       const u = await monthlyUsage(services.db, principal.userId);
       return {
@@ -78,6 +101,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/history',
     auth: 'key',
+    response: UsageHistory,
     query: HistoryQuery,
     async handler({ query, principal, services }) {
       const data = await usageHistory(services.db, principal.userId, query.days);
@@ -88,6 +112,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-model',
     auth: 'key',
+    response: ByModel,
     query: DaysQuery,
     async handler({ query, principal, services }) {
       return { body: { days: query.days, data: await usageByModel(services.db, principal.userId, query.days) } };
@@ -97,6 +122,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-fidelity',
     auth: 'key',
+    response: ByFidelity,
     query: DaysQuery,
     async handler({ query, principal, services }) {
       return { body: { days: query.days, data: await usageByFidelity(services.db, principal.userId, query.days) } };
@@ -106,6 +132,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-cache',
     auth: 'key',
+    response: ByCache,
     query: DaysQuery,
     async handler({ query, principal, services }) {
       const c = await usageByCache(services.db, principal.userId, query.days);
