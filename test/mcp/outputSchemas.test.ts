@@ -24,6 +24,9 @@ const SAMPLE_INPUT: Record<string, Record<string, unknown>> = {
   adapt_to_context_window: { text: PROSE, context_window: 4000, used_tokens: 2000, reserve_tokens: 200 },
   compress_tool_output: { output: LOG },
   gc_session_summary: {},
+  get_compression_presets: {},
+  get_compression_profile: {},
+  set_compression_profile: { profile: 'detailed', chunk_size: 256 },
 };
 
 let server: TestServer;

@@ -6,6 +6,15 @@ import { COMPRESSION_PRESETS, COMPRESSION_PROFILES, FIDELITY_LABEL } from './pro
 import { tokensOf } from './tokens.js';
 import { recommendCompression } from '../../domain/compression/recommend.js';
 
+/** A session's compression profile after overrides (get/set_compression_profile). */
+const profileOutput = z.looseObject({
+  profile: z.string(),
+  fidelity: z.enum(FIDELITIES),
+  skeleton_ratio: z.number(),
+  chunk_size: z.number().int(),
+  session_id: z.string(),
+});
+
 const sizeInput = {
   text: z.string().optional().describe('The document; or give tokens instead'),
   tokens: z.number().int().min(0).optional().describe('Token count when the text is not sent'),
@@ -40,6 +49,10 @@ export const generalTools = [
     readOnly: true,
     advisory: true,
     description: 'Named presets (code-review, chat, research, aggressive, balanced) with the fidelity and options each uses.',
+    output: z.looseObject({
+      presets: z.record(z.string(), z.looseObject({ fidelity: z.enum(FIDELITIES), use_query: z.boolean(), preserve_code: z.boolean(), description: z.string() })),
+      default: z.string(),
+    }),
     input: z.object({}).strict(),
     handler: () => ({ result: { presets: COMPRESSION_PRESETS, default: 'balanced' } }),
   }),
@@ -48,6 +61,7 @@ export const generalTools = [
     readOnly: true,
     advisory: true,
     description: 'The active session profile with skeleton_ratio, fidelity and chunk_size, after explicit overrides.',
+    output: profileOutput,
     input: z.object({}).strict(),
     handler: (_args, { session }) => ({
       result: { profile: session.profile, ...COMPRESSION_PROFILES[session.profile], ...session.overrides, session_id: session.id },
@@ -57,6 +71,7 @@ export const generalTools = [
     name: 'set_compression_profile',
     advisory: true,
     description: 'Sets the session profile (minimal, summary, balanced (default), detailed, full); explicit parameters override it.',
+    output: profileOutput,
     input: z
       .object({
         profile: z.enum(['minimal', 'summary', 'balanced', 'detailed', 'full']).default('balanced'),
