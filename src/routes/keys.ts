@@ -48,6 +48,30 @@ export function keyListItem(row: ApiKeyRow) {
 
 const projectId = z.string().uuid();
 
+/** keyListItem as a response schema (dates as ISO strings); the secret `key` only in the creation's answer. */
+const when = z.string();
+const KeyItem = z.object({
+  key_id: z.string(),
+  name: z.string(),
+  key_prefix: z.string(),
+  plan: z.string(),
+  environment: z.string(),
+  status: z.string(),
+  default_model: z.string().nullable(),
+  monthly_quota: z.number().int().nullable(),
+  enforce_quota: z.boolean(),
+  quota_alert_state: z.string(),
+  quota_period_start: when,
+  project_id: z.string().nullable(),
+  scopes: z.array(z.string()),
+  replaces_key_id: z.string().nullable(),
+  replaced_by_key_id: z.string().nullable(),
+  expires_at: when.nullable(),
+  revoked_at: when.nullable(),
+  last_used_at: when.nullable(),
+  created_at: when,
+});
+
 const CreateKeyBody = z
   .object({
     name: z.string().max(100).default(''),
@@ -147,6 +171,7 @@ export const keyRoutes = [
     method: 'GET',
     path: '/v1/keys',
     auth: 'key',
+    response: z.object({ keys: z.array(KeyItem), total: z.number().int() }),
     async handler({ principal, services }) {
       const rows = await listApiKeys(services.db, principal.userId);
       return { body: { keys: rows.map(keyListItem), total: rows.length } };
@@ -157,6 +182,7 @@ export const keyRoutes = [
     path: '/v1/keys',
     auth: 'key',
     body: CreateKeyBody,
+    response: KeyItem.extend({ key: z.string() }),
     async handler({ body, principal, services }) {
       const user = await currentUser(services.db, principal);
       const projectId = projectForKey(principal, body.project_id);
