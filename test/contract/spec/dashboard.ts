@@ -28,6 +28,17 @@ export default {
     },
     {
       method: 'GET',
+      path: '/favicon.ico',
+      spec: 'not in the spec',
+      outsideSpec: "Browsers ask every origin for /favicon.ico; the dashboard's SVG icon answers it (issue 50).",
+      request: { key: null },
+      status: 200,
+      body: 'text',
+      contentType: 'image/svg+xml',
+      text: [/<svg/],
+    },
+    {
+      method: 'GET',
       path: '/v1/usage/by-fidelity',
       spec: 'not in the spec (the spec has by-model, by-key, by-tool, by-client, by-cache)',
       outsideSpec: "Savings per fidelity level, for the dashboard's by-fidelity chart; same shape and query as /v1/usage/by-model (docs/accounts.md).",
