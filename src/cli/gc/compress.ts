@@ -7,6 +7,7 @@ import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import { call, ndjson, send } from './client.js';
 import { CliError, EXIT, fidelityOption, fmt, interactive, modeOf, note, positiveInt, printJson, table, type GlobalOptions, type Mode } from './common.js';
+import type { CompressResponse } from '../../domain/compression/text.js';
 import { kindOf, readStdin, walk, type InputFile } from './files.js';
 
 export interface CompressOptions {
@@ -38,21 +39,8 @@ export interface FileResult {
 const BATCH_DOCUMENTS = 50;
 const BATCH_BYTES = 4 * 1024 * 1024;
 
-/** The REST CompressResponse fields (src/domain/compression/text.ts), so both modes print one shape. */
-export interface CompressResult {
-  compressed_text: string;
-  original_tokens: number;
-  compressed_tokens: number;
-  tokens_saved: number;
-  savings_percent: number;
-  compression_ratio: number;
-  fidelity: Fidelity;
-  mode: string;
-  tokenizer: string;
-  original_id: string | null;
-  budget_tokens?: number;
-  over_budget?: string;
-}
+/** The REST answer's fields (src/domain/compression/text.ts), so both modes print one shape. */
+export type CompressResult = Omit<CompressResponse, 'quality'>;
 
 /**
  * The engine exactly as the server runs it: with marker ids (markerIds), whose refs are hashes of the
