@@ -53,7 +53,10 @@ export class BpeTable {
     }
   }
 
-  /** The rank of characters [start, end) of an ASCII string (one byte each), without encoding it. */
+  /**
+   * The rank of characters [start, end) of an ASCII string (one byte each), without encoding it. The probe
+   * loop repeats rankOfBytes's on purpose: a per-byte callback shared by both cost a third of counting's time.
+   */
   rankOfAscii(source: string, start: number, end: number): number | undefined {
     let h = FNV_OFFSET;
     for (let i = start; i < end; i++) h = Math.imul(h ^ source.charCodeAt(i), FNV_PRIME);
