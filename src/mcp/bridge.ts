@@ -69,10 +69,8 @@ export function createMcpHandler(services: Services, sessions: SessionStore): Ra
         if (!aborted) writeReply(res, reply.status, { body: reply.body, headers: reply.headers }, requestId, close);
         return aborted ? CLIENT_GONE : reply.status;
       })
-      .then((status) => {
-        body?.release();
-        services.metrics.observeRequest(method, '/mcp', status, (performance.now() - started) / 1000);
-      });
+      .then((status) => services.metrics.observeRequest(method, '/mcp', status, (performance.now() - started) / 1000))
+      .finally(() => body?.release());
 
     /** Answers the request; resolves with the status sent. */
     async function handle(): Promise<number> {
