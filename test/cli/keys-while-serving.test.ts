@@ -4,7 +4,6 @@
 // the server was printed but never worked); through the API the key works; once the server is gone,
 // also after kill -9, the local command runs and the next server accepts its key. A second server on
 // the same folder refuses to start. On PostgreSQL both may write: the key works at once.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { LOCK_FILE } from '../../src/store/dataDirLock.js';
+import { runNode, type Run } from '../helpers/runNode.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
 
 const root = packageRoot();
@@ -19,11 +19,6 @@ const MAIN = join(root, 'dist/src/main.js');
 const GC = join(root, 'dist/src/cli/gc.js');
 const KEYS = join(root, 'dist/src/cli/keys.js');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** The service's environment for one database; no GC_URL/GC_KEY unless given. */
 function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
@@ -32,15 +27,7 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 }
 
 function run(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runNode(script, args, env);
 }
 
 const keyStatus = async (port: number, key: string) => (await fetch(`http://127.0.0.1:${port}/v1/keys`, { headers: { authorization: `Bearer ${key}` } })).status;

@@ -1,34 +1,21 @@
 // The command line's conventions (issue 50): a name of its own, --help with examples and exit codes,
 // shell completion generated from the command tree, one-line errors (JSON under --json), and one result
 // shape with one set of figures in local and server mode for the same file.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runNode, type Run } from '../helpers/runNode.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 
 const CLI = join(process.cwd(), 'dist/src/cli/gc.js');
 const FILE = join(process.cwd(), 'docs/architecture.md');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs the CLI with pipes (stdin, stdout and stderr are not terminals) and no GC_URL/GC_KEY unless given. */
 function cli(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const { GC_URL: _u, GC_KEY: _k, DATABASE_URL: _d, ...base } = process.env;
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+  return runNode(CLI, args, cliEnv(env));
 }
 
 let server: TestServer;

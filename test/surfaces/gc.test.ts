@@ -1,35 +1,21 @@
 // The `gc` command line (issue 24) as a terminal program: run in a pseudo-terminal (tmux) and read from
 // the screen; piped, with clean JSON on stdout; its exit codes; local mode (engines in-process, no
 // server, no database) and server mode (GC_URL, GC_KEY) against a real server.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv, runNode, type Run } from '../helpers/runNode.js';
 import { freshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
 
 const GC = join(process.cwd(), 'dist/src/cli/gc.js');
 const DOCS = join(process.cwd(), 'docs');
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 /** Runs gc with pipes (not a terminal); the environment has no GC_URL/GC_KEY unless given. */
 function gc(args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const { GC_URL: _u, GC_KEY: _k, DATABASE_URL: _d, ...base } = process.env;
-    const child = spawn(process.execPath, [GC, ...args], { env: { ...base, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(input ?? '');
-  });
+  return runNode(GC, args, cliEnv(env), input ?? '');
 }
 
 let work: string;
