@@ -12,7 +12,7 @@ import { currentContent } from '../domain/knowledge/service.js';
 import { getVisibleItem, resolveProject, visibleItemIds } from '../domain/knowledge/items.js';
 import type { Services } from '../services.js';
 import { PROMPT_ARGUMENT_VALUES } from './prompts.js';
-import type { Caller } from './server.js';
+import type { Caller } from './caller.js';
 
 /** MCP's "resource not found" code (the spec's recommendation; not in the SDK's ErrorCode enum). */
 const RESOURCE_NOT_FOUND = -32002;

@@ -2,22 +2,17 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CallToolRequestSchema, ListToolsRequestSchema, SetLevelRequestSchema, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../auth/principal.js';
 import type { Services } from '../services.js';
 import { callTool, onTheWire } from './call.js';
 import { toolList } from './registry.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
+import type { Caller } from './caller.js';
 import { logs, type SessionState } from './session.js';
 
 export const SERVER_INFO = { name: 'semantic-compression-service', title: 'Semantic Compression Service' };
 
-/** Who calls a session, refreshed on every request (the session store updates it). */
-export interface Caller {
-  principal: Principal;
-  /** Public base URL as the client reached us. */
-  baseUrl: string;
-}
+export type { Caller } from './caller.js';
 
 /**
  * One validator for every server: each Server otherwise builds its own Ajv with formats (about 1 ms),

@@ -1,7 +1,9 @@
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
-import type { Toolsets } from './toolsets.js';
 
 /** Per-MCP-session state: the compression profile, listed toolsets, log level and a short history for gc_session_summary. */
+/** The toolsets a session lists: named categories, or every tool. */
+export type Toolsets = ReadonlySet<string> | 'all';
+
 export interface SessionState {
   id: string | null;
   profile: string;

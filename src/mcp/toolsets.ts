@@ -1,5 +1,5 @@
 import { invalid } from '../domain/errors.js';
-import type { SessionState } from './session.js';
+import type { SessionState, Toolsets } from './session.js';
 import type { ToolCategory, ToolDefinition } from './tool.js';
 
 /**
@@ -16,7 +16,7 @@ export const CORE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 /** What a session lists besides the core: named toolsets (categories), or every tool. */
-export type Toolsets = ReadonlySet<string> | 'all';
+export type { Toolsets };
 
 /** Parses a toolsets value (`a,b`, `all`); unknown names are a 400 that lists the valid ones. */
 export function parseToolsets(value: string | undefined, known: readonly string[]): Toolsets {
