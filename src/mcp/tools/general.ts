@@ -40,6 +40,18 @@ export const generalTools = [
         command: z.string().max(500).optional().describe('The command that printed the text, if any'),
       })
       .strict(),
+    output: z.looseObject({
+      should_compress: z.boolean(),
+      kind: z.string(),
+      language: z.string().nullable(),
+      recommended_tool: z.string().nullable(),
+      recommended_arguments: z.record(z.string(), z.unknown()).nullable(),
+      fidelity: z.enum(FIDELITIES),
+      original_tokens: z.number().int(),
+      estimated_tokens_after: z.number().int(),
+      context_window: z.number().int().nullable(),
+      reasons: z.array(z.string()),
+    }),
     async handler(args, ctx) {
       return { result: await recommendCompression(ctx.call, args) };
     },

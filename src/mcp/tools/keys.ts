@@ -3,6 +3,23 @@ import { MINT_MAX_EXPIRY_DAYS, mintApiKey, projectForKey, rebindApiKey, revokeAp
 import { keyListItem } from '../../routes/keys.js';
 import { DomainError, invalid, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
+import { int, when } from './outputsB.js';
+
+/** keyListItem as a result (the secret key only when minted). */
+const keyItem = z.looseObject({
+  key_id: z.string(),
+  name: z.string(),
+  key_prefix: z.string(),
+  plan: z.string(),
+  environment: z.string(),
+  status: z.string(),
+  monthly_quota: int.nullable(),
+  project_id: z.string().nullable(),
+  scopes: z.array(z.string()),
+  expires_at: when.nullable(),
+  revoked_at: when.nullable(),
+  created_at: when,
+});
 
 /** Maps a key operation's outcome to a tool result; another user's key is the spec's 403. */
 function keyOutcome(outcome: StrictKeyOutcome, keyId: string) {
@@ -33,6 +50,7 @@ export const keyTools = [
         environment: z.string().min(1).max(16).optional(),
       })
       .strict(),
+    output: keyItem.extend({ key: z.string() }),
     async handler(args, { services, principal }) {
       const { key, row } = await mintApiKey(services.db, principal, { name: args.name, expiresInDays: args.expires_in_days ?? null, environment: args.environment });
       return { result: { ...keyListItem(row), key } };
@@ -43,6 +61,7 @@ export const keyTools = [
     scope: 'mcp:write',
     advisory: true,
     description: 'Revokes one of your API keys; every instance rejects it within seconds. Another user\'s key is refused (403).',
+    output: keyItem,
     input: z.object({ key_id: z.string().min(1).max(32) }).strict(),
     async handler({ key_id }, { services, principal }) {
       const result = keyOutcome(await revokeApiKeyStrict(services.db, principal.userId, key_id), key_id);
@@ -55,6 +74,7 @@ export const keyTools = [
     scope: 'mcp:write',
     advisory: true,
     description: 'Binds one of your API keys to one of your projects, or unbinds it (project_id null = Default). Another user\'s key is refused (403).',
+    output: keyItem,
     input: z.object({ key_id: z.string().min(1).max(32), project_id: z.string().uuid().nullable() }).strict(),
     async handler({ key_id, project_id }, { services, principal }) {
       projectForKey(principal, project_id);

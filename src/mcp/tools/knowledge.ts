@@ -9,9 +9,30 @@ import {
 import { grantShare, shareResponse } from '../../domain/knowledge/shares.js';
 import { DomainError, invalidInput } from '../../domain/errors.js';
 import { defineTool, type ToolContext } from '../tool.js';
+import { anyObject, int } from './outputsB.js';
 
 const itemId = z.string().uuid().describe('item_id returned by gc_kb_ingest or gc_kb_list');
 const metadata = z.record(z.string(), z.unknown());
+
+/** An item as itemResponse gives it. */
+const itemOutput = z.looseObject({
+  item_id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  status: z.enum(['pending', 'indexing', 'ready', 'FAILED']),
+  current_version_id: z.string().nullable(),
+  version_number: int.nullable(),
+  chunk_count: int,
+  metadata: anyObject,
+  mcp_exposed: z.boolean(),
+  visibility: z.enum(VISIBILITIES),
+  source: z.string(),
+  source_url: z.string().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
 
 /** The key's project (needsProject guarantees one is bound); it must still be the caller's. */
 async function boundProject(ctx: ToolContext): Promise<string> {
@@ -43,6 +64,7 @@ export const knowledgeTools = [
       .strict()
       .refine((a) => !(a.content !== undefined && a.url !== undefined), { message: 'Give content or url, not both', path: ['url'] })
       .refine((a) => a.name !== undefined || a.content !== undefined || a.url !== undefined, { message: 'Give content, url or a name', path: ['content'] }),
+    output: itemOutput.extend({ version_id: z.string() }),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const { item, version } = await ingestItem(ctx.services, ctx.principal, project, { ...args, text: args.content });
@@ -54,6 +76,7 @@ export const knowledgeTools = [
     scope: 'mcp:read',
     needsProject: true,
     description: 'Returns one Knowledge Hub item with its current version id, status, chunk count and (by default) its content.',
+    output: itemOutput.extend({ content: z.string().optional() }),
     input: z.object({ item_id: itemId, include_content: z.boolean().default(true) }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
@@ -73,6 +96,7 @@ export const knowledgeTools = [
         metadata_filter: metadata.optional(),
       })
       .strict(),
+    output: z.looseObject({ items: z.array(itemOutput), next_cursor: z.string().nullable(), total: int }),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const cursor = args.cursor ? decodeCursor(args.cursor) : null;
@@ -98,6 +122,7 @@ export const knowledgeTools = [
       })
       .strict()
       .refine((a) => a.content === undefined || a.base_version_id !== undefined, { message: 'base_version_id is required with content', path: ['base_version_id'] }),
+    output: itemOutput.extend({ new_version: z.boolean() }),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const { item, newVersion } = await editAndIngest(ctx.services, ctx.principal, project, args.item_id, {
@@ -115,6 +140,7 @@ export const knowledgeTools = [
     scope: 'mcp:write',
     needsProject: true,
     description: 'Soft-deletes an item: gone from queries and listings at once, kept for audit.',
+    output: z.looseObject({ item_id: z.string(), deleted: z.literal(true) }),
     input: z.object({ item_id: itemId }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
@@ -136,6 +162,11 @@ export const knowledgeTools = [
         item_ids: z.array(z.string().uuid()).max(100).optional(),
       })
       .strict(),
+    output: z.looseObject({
+      query: z.string(),
+      results: z.array(z.looseObject({ chunk_id: z.string(), item_id: z.string(), item_name: z.string(), heading: z.string().nullable(), raw_text: z.string(), text: z.string(), score: z.number() })),
+      total: int,
+    }),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
       const out = await queryKnowledge(ctx.services, ctx.principal, project, {
@@ -149,6 +180,16 @@ export const knowledgeTools = [
     scope: 'mcp:read',
     needsProject: true,
     description: "Both versions' full content and a unified diff between them.",
+    output: z.looseObject({
+      item_id: z.string(),
+      from_version_id: z.string(),
+      to_version_id: z.string(),
+      from_content: z.string(),
+      to_content: z.string(),
+      unified_diff: z.string(),
+      added_lines: int,
+      removed_lines: int,
+    }),
     input: z.object({ item_id: itemId, from_version_id: z.string().uuid(), to_version_id: z.string().uuid() }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
@@ -160,6 +201,7 @@ export const knowledgeTools = [
     scope: 'mcp:write',
     needsProject: true,
     description: 'Sets an item private (only the creating key; an identity-provider owner is unrestricted) or project (any key of the project). org and external return not_implemented.',
+    output: itemOutput,
     input: z.object({ item_id: itemId, visibility: z.enum(VISIBILITIES) }).strict(),
     async handler(args, ctx) {
       const visibility = checkVisibility(args.visibility);
@@ -174,6 +216,7 @@ export const knowledgeTools = [
     needsProject: true,
     description:
       "Shares an item of the key's own project with one of your registered A2A peers (peer_id from GET /v1/agents/a2a-peers; an unknown peer is not_found). Idempotent: the same item and peer give the same share_id, the grant listed by /v1/projects/{project_id}/shares. Private items are refused with cannot_share_private.",
+    output: z.looseObject({ share_id: z.string(), project_id: z.string(), item_id: z.string(), peer_id: z.string(), created: z.boolean() }),
     input: z.object({ item_id: itemId, peer_id: z.string().trim().min(1).max(200).describe('A registered A2A peer id (UUID, GET /v1/agents/a2a-peers)') }).strict(),
     async handler(args, ctx) {
       const project = await boundProject(ctx);
@@ -194,6 +237,14 @@ export const knowledgeTools = [
         min_score: z.number().min(-1).max(1).optional().describe('Similarity below which evidence counts as insufficient when query terms are also missing (default 0.2)'),
       })
       .strict(),
+    // Core toolset: kept small.
+    output: z.looseObject({
+      query: z.string(),
+      project_id: z.string().nullable(),
+      node_ids: z.array(z.string()),
+      results: z.array(z.looseObject({ node_id: z.string(), item_id: z.string(), score: z.number() })),
+      evidence: z.looseObject({ insufficient: z.boolean(), reasons: z.array(z.string()) }).optional(),
+    }),
     async handler(args, ctx) {
       let project = ctx.principal.projectId;
       if (project) project = await boundProject(ctx);

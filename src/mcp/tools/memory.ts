@@ -8,6 +8,7 @@ import {
 import { invalidInput } from '../../domain/errors.js';
 import { afmSessionMessages } from '../../domain/memory/afm.js';
 import { defineTool } from '../tool.js';
+import { int } from './outputsB.js';
 
 const memoryId = z.string().uuid().describe('memory_id returned by add_memory or list_memories');
 const factId = z.string().uuid().describe('fact_id returned by add_memory, get_user_profile or list_fact_history');
@@ -15,6 +16,33 @@ const sessionId = z.string().trim().min(1).max(200);
 const tag = z.string().trim().min(1).max(100);
 const isoDate = z.string().datetime({ offset: true });
 const SCOPE_NOTE = "Scoped to the caller and the key's project (an unbound key uses the user's own scope).";
+
+/** memoryResponse and factResponse as results (timestamps are ISO strings there). */
+const memoryOut = z.looseObject({
+  memory_id: z.string(),
+  title: z.string(),
+  content: z.string(),
+  kind: z.enum(MEMORY_KINDS),
+  tags: z.array(z.string()),
+  session_id: z.string().nullable(),
+  tokens: int,
+  created_at: z.string(),
+});
+// A preference or fact stored without a key is listed in this shape with fact_id and key null.
+const factOut = z.looseObject({
+  fact_id: z.string().nullable(),
+  key: z.string().nullable(),
+  value: z.string(),
+  kind: z.string(),
+  memory_id: z.string().nullable(),
+  valid_from: z.string().nullable(),
+  valid_to: z.string().nullable(),
+  invalidated_at: z.string().nullable(),
+  superseded_by: z.string().nullable(),
+  current: z.boolean(),
+});
+const facts = z.array(factOut);
+const topTags = z.array(z.looseObject({ tag: z.string(), count: int }));
 
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;
@@ -45,6 +73,7 @@ export const memoryTools = [
       .strict()
       .refine((a) => a.key === undefined || a.kind === 'preference' || a.kind === 'fact', { message: 'key needs kind preference or fact', path: ['key'] })
       .refine((a) => (a.value === undefined && a.valid_from === undefined) || a.key !== undefined, { message: 'value and valid_from need key', path: ['key'] }),
+    output: memoryOut.extend({ fact_id: z.string().nullable(), superseded_fact_id: z.string().nullable() }),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);
       const { memory, fact, superseded } = await addMemory(ctx.call, s, {
@@ -74,6 +103,7 @@ export const memoryTools = [
         session_id: sessionId.optional(),
       })
       .strict(),
+    output: z.looseObject({ memories: z.array(memoryOut), total: int, next_cursor: z.string().nullable() }),
     async handler(args, ctx) {
       const offset = decodeOffset(args.cursor);
       const { rows, total } = await listMemories(ctx.services.db, scopeOf(ctx.principal), { limit: args.limit, offset, kind: args.kind, sessionId: args.session_id });
@@ -86,6 +116,7 @@ export const memoryTools = [
     scope: 'mcp:write',
     advisory: true,
     description: 'Deletes a memory permanently. Facts it recorded stay in their history (memory_id becomes null); use invalidate_fact to end a fact.',
+    output: z.looseObject({ memory_id: z.string(), deleted: z.literal(true) }),
     input: z.object({ memory_id: memoryId }).strict(),
     async handler(args, ctx) {
       const id = await deleteMemory(ctx.services.db, scopeOf(ctx.principal), args.memory_id);
@@ -109,6 +140,12 @@ export const memoryTools = [
         tags: z.array(tag).max(20).optional(),
       })
       .strict(),
+    output: z.looseObject({
+      query: z.string(),
+      mode: z.enum(['hybrid', 'bm25', 'dense']),
+      results: z.array(memoryOut.extend({ score: z.number() })),
+      searched: int,
+    }),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);
       const { hits, corpus } = await searchMemories(ctx.call, s, args.query, args.limit, args.mode, { kind: args.kind, sessionId: args.session_id, tags: args.tags });
@@ -134,6 +171,11 @@ export const memoryTools = [
         kind: z.enum(MEMORY_KINDS).optional(),
       })
       .strict(),
+    output: z.looseObject({
+      entries: z.array(z.looseObject({ memory_id: z.string(), title: z.string(), tokens: int, kind: z.string(), created_at: z.string(), score: z.number().optional() })),
+      total: int,
+      index_tokens: int,
+    }),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);
       const compact = (r: { id: string; title: string; tokens: number; kind: string; created_at: Date | string }) => ({
@@ -166,6 +208,7 @@ export const memoryTools = [
         valid_to: isoDate.optional().describe('When the fact stopped holding (default now)'),
       })
       .strict(),
+    output: factOut,
     async handler(args, ctx) {
       const f = await invalidateFact(ctx.services.db, scopeOf(ctx.principal), args.fact_id, { reason: args.reason, validTo: args.valid_to });
       return { result: factResponse(f) };
@@ -186,6 +229,7 @@ export const memoryTools = [
       })
       .strict()
       .refine((a) => !(a.key && a.fact_id), { message: 'Give key or fact_id, not both', path: ['fact_id'] }),
+    output: z.looseObject({ key: z.string().nullable(), facts }),
     async handler(args, ctx) {
       const { key, facts } = await factHistory(ctx.services.db, scopeOf(ctx.principal), { key: args.key, factId: args.fact_id, limit: args.limit });
       return { result: { key, facts: facts.map(factResponse) } };
@@ -206,6 +250,14 @@ export const memoryTools = [
         include_facts: z.boolean().default(true),
       })
       .strict(),
+    output: z.looseObject({
+      block: z.string(),
+      tokens: int,
+      budget_tokens: int,
+      items: z.array(z.looseObject({ source: z.string(), id: z.string(), tokens: int })),
+      omitted: int,
+      candidates: int,
+    }),
     async handler(args, ctx) {
       const r = await contextBlock(ctx.call, scopeOf(ctx.principal), {
         query: args.query,
@@ -222,6 +274,16 @@ export const memoryTools = [
     advisory: true,
     readOnly: true,
     description: `The user's profile derived from memories: current preferences and facts (bi-temporal, holding now), memory and session counts, top tags. ${SCOPE_NOTE}`,
+    output: z.looseObject({
+      user_id: z.string(),
+      project_id: z.string().nullable(),
+      preferences: facts,
+      facts,
+      memory_count: int,
+      session_count: int,
+      top_tags: topTags,
+      updated_at: z.string().nullable(),
+    }),
     input: z.object({}).strict(),
     async handler(_args, ctx) {
       return { result: await userProfile(ctx.call, scopeOf(ctx.principal)) };
@@ -233,6 +295,17 @@ export const memoryTools = [
     advisory: true,
     readOnly: true,
     description: 'A short summary of what is remembered: counts by kind, current preferences and facts, top tags and the most recent memory titles, with its token count.',
+    output: z.looseObject({
+      summary: z.string(),
+      tokens: int,
+      memory_count: int,
+      session_count: int,
+      by_kind: z.record(z.string(), int),
+      top_tags: topTags,
+      preferences: facts,
+      facts,
+      recent: z.array(z.looseObject({ memory_id: z.string(), title: z.string(), kind: z.string(), created_at: z.string().nullable() })),
+    }),
     input: z.object({ recent: z.number().int().min(0).max(50).default(10) }).strict(),
     async handler(args, ctx) {
       return { result: await summarizeMemory(ctx.call, scopeOf(ctx.principal), args.recent) };
@@ -245,6 +318,15 @@ export const memoryTools = [
     readOnly: true,
     description:
       "Restores a session's context from stored history: its memories in order, the facts they recorded, its adaptive-memory conversation (afm_* messages, when any), and one context text to paste into a new session. Unknown session: not_found.",
+    output: z.looseObject({
+      session_id: z.string(),
+      memories: z.array(memoryOut),
+      facts,
+      messages: z.array(z.looseObject({ role: z.string(), content: z.string() })),
+      context: z.string(),
+      tokens: int,
+      memory_count: int,
+    }),
     input: z.object({ session_id: sessionId }).strict(),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { createProject, ensureDefaultProject, listProjects, projectContents, projectUsage, requireOwnedProject, type ProjectRow } from '../../domain/accounts/projects.js';
 import { defineTool } from '../tool.js';
+import { int, when } from './outputsB.js';
 
 const view = (row: ProjectRow) => ({
   project_id: row.id,
@@ -11,12 +12,22 @@ const view = (row: ProjectRow) => ({
   updated_at: new Date(row.updated_at).toISOString(),
 });
 
+const projectOutput = z.looseObject({
+  project_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  is_default: z.boolean(),
+  created_at: when,
+  updated_at: when,
+});
+
 export const projectTools = [
   defineTool({
     name: 'create_project',
     scope: 'mcp:write',
     advisory: true,
     description: 'Creates a project (Team or Enterprise), as POST /v1/projects does: a scope for Knowledge Hub items, code indexes, workflows and project-bound keys.',
+    output: projectOutput,
     input: z.object({ name: z.string().trim().min(1).max(100), description: z.string().max(1000).nullable().optional() }).strict(),
     async handler(args, ctx) {
       return { result: view(await createProject(ctx.services.db, ctx.principal.userId, args)) };
@@ -28,6 +39,15 @@ export const projectTools = [
     readOnly: true,
     advisory: true,
     description: "A project's usage (compressions, tokens, savings, latency, bound keys) and contents (Knowledge Hub items and chunks, indexed code, workflows and runs). Default: the key's project, else every project.",
+    output: z.looseObject({
+      projects: z.array(
+        projectOutput.extend({
+          usage: z.looseObject({ total_compressions: int, original_tokens: int, compressed_tokens: int, tokens_saved: int, bound_keys: int, last_event_at: z.string().nullable() }),
+          contents: z.record(z.string(), int),
+        }),
+      ),
+      total: int,
+    }),
     input: z.object({ project_id: z.string().uuid().optional() }).strict(),
     async handler(args, ctx) {
       const { db } = ctx.services;

@@ -3,6 +3,7 @@ import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { DEFAULT_MAX_DESCRIPTION_CHARS } from '../../domain/compression/manifest.js';
 import { proxyMcpServer } from '../../domain/proxy/proxy.js';
 import { defineTool } from '../tool.js';
+import { fidelity, int, tokenFigures } from './outputsB.js';
 
 const server = z.union([
   z.object({ url: z.string().min(1).max(2000), headers: z.record(z.string(), z.string().max(8192)).optional() }).strict(),
@@ -30,6 +31,20 @@ export const proxyTools = [
       })
       .strict()
       .refine((a) => a.action !== 'call_tool' || a.tool !== undefined, { message: 'tool is required for call_tool', path: ['tool'] }),
+    // list_tools answers tools and tool_count; call_tool the upstream's content, compressed.
+    output: z.looseObject({
+      upstream: z.looseObject({ transport: z.enum(['stdio', 'streamable-http']), name: z.string().nullable(), version: z.string().nullable() }),
+      action: z.enum(['call_tool', 'list_tools']),
+      tools: z.array(z.looseObject({ name: z.string() })).optional(),
+      tool_count: int.optional(),
+      tool: z.string().optional(),
+      is_error: z.boolean().optional(),
+      content: z.array(z.looseObject({ type: z.string() })).optional(),
+      compressed: z.boolean().optional(),
+      fidelity: fidelity.nullable().optional(),
+      ...tokenFigures,
+      tokens_saved: int,
+    }),
     async handler(args, { call }) {
       const result =
         args.action === 'list_tools'

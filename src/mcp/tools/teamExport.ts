@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EXPORT_FORMATS, EXPORT_MAX_ROWS, exportRows, renderCsv, renderPrometheus, totals } from '../../domain/accounts/teamExport.js';
 import { invalid } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
+import { int } from './outputsB.js';
 
 export const teamExportTools = [
   defineTool({
@@ -17,6 +18,19 @@ export const teamExportTools = [
         days: z.number().int().min(1).max(365).default(30).describe('UTC days back, today included'),
       })
       .strict(),
+    // json carries rows; csv and prometheus the rendered content and its type.
+    output: z.looseObject({
+      format: z.enum(EXPORT_FORMATS),
+      days: int,
+      from: z.string(),
+      to: z.string(),
+      rows_count: int,
+      totals: z.record(z.string(), z.number()),
+      generated_at: z.string(),
+      rows: z.array(z.looseObject({ date: z.string(), key_id: z.string(), tool: z.string(), calls: int })).optional(),
+      content_type: z.string().optional(),
+      content: z.string().optional(),
+    }),
     async handler(args, ctx) {
       const out = await exportRows(ctx.services.db, ctx.principal.userId, args.days);
       if (!out.rows) throw invalid(`The export would hold ${out.count} rows (at most ${EXPORT_MAX_ROWS}); ask for fewer days`, { code: 'export_too_large' });

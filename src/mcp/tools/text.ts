@@ -20,6 +20,17 @@ export const textTools = [
         model: z.string().min(1).max(100).optional(),
       })
       .strict(),
+    output: z.looseObject({
+      pruned_text: z.string(),
+      budget_tokens: z.number().int().nullable(),
+      original_tokens: z.number().int(),
+      pruned_tokens: z.number().int(),
+      tokens_saved: z.number().int(),
+      savings_percent: z.number(),
+      units_total: z.number().int(),
+      units_kept: z.number().int(),
+      original_id: z.string().nullable(),
+    }),
     async handler(args, ctx) {
       return { result: await pruneByRelevance(ctx.call, args) };
     },

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { countTokensMany } from '../../domain/compression/tokens.js';
 import { invalidInput } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
+import { int } from './outputsB.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 
 /** TOON (Token-Oriented Object Notation) through the official @toon-format/toon package, so output matches it exactly. */
@@ -23,6 +24,14 @@ export const toonTools = [
       })
       .strict()
       .refine((a) => (a.data === undefined) !== (a.json === undefined), { message: 'Give exactly one of data or json', path: ['data'] }),
+    output: z.looseObject({
+      toon: z.string(),
+      json_tokens: int,
+      toon_tokens: int,
+      tokens_saved: int,
+      savings_percent: z.number(),
+      options: z.looseObject({ indent: int, delimiter: z.enum(['comma', 'tab', 'pipe']) }),
+    }),
     async handler(args, ctx) {
       let value: unknown = args.data;
       if (args.json !== undefined) {
@@ -59,6 +68,8 @@ export const toonTools = [
         strict: z.boolean().default(true),
       })
       .strict(),
+    // data is whatever JSON value the TOON held.
+    output: z.looseObject({ data: z.unknown(), json: z.string(), toon_tokens: int }),
     async handler(args, ctx) {
       let data: unknown;
       try {

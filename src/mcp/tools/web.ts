@@ -5,6 +5,7 @@ import { SEARCH_PROVIDERS, webSearch } from '../../domain/web/search.js';
 import { BRAVE_MAX_COUNT } from '../../providers/search/brave.js';
 import { defineToolGroup } from '../tool.js';
 import { connectorTools } from './connectors.js';
+import { fidelity, int, tokenFigures } from './outputsB.js';
 
 /** Both fetch from the public web. */
 const onTheWeb = defineToolGroup({ hints: { openWorldHint: true } });
@@ -23,6 +24,19 @@ const lookupTools = [
         include_markdown: z.boolean().default(false).describe('Also return the full extracted markdown'),
       })
       .strict(),
+    output: z.looseObject({
+      url: z.string(),
+      final_url: z.string(),
+      title: z.string().nullable(),
+      content_type: z.string(),
+      extraction: z.enum(['readability', 'full_body', 'none']),
+      selection_mode: z.enum(['query_guided', 'baseline']),
+      skeleton: z.string(),
+      ...tokenFigures,
+      fidelity,
+      original_id: z.string().nullable(),
+      markdown: z.string().optional(),
+    }),
     async handler(args, ctx) {
       return { result: await webLookup(ctx.call, { url: args.url, query: args.query ?? null, fidelity: args.fidelity, include_markdown: args.include_markdown }) };
     },
@@ -41,6 +55,14 @@ const lookupTools = [
         fidelity: z.enum(FIDELITIES).default('detailed').describe('Fidelity of the compressed context block'),
       })
       .strict(),
+    output: z.looseObject({
+      provider: z.string(),
+      query: z.string(),
+      result_count: int,
+      results: z.array(z.looseObject({ rank: int, title: z.string(), url: z.string(), snippet: z.string(), score: z.number() })),
+      context: z.string(),
+      ...tokenFigures,
+    }),
     async handler(args, ctx) {
       return { result: await webSearch(ctx.call, { query: args.query, api_key: args.api_key, count: args.count, fidelity: args.fidelity }) };
     },

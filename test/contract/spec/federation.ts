@@ -5,6 +5,7 @@
 import { resultHash } from '../../../src/domain/federation/jws.js';
 import { makePeer, type TestPeer } from '../../federation/helpers.js';
 import { t, type ContractContext, type ContractFile, type Fields } from '../contract.js';
+import { call } from '../../helpers/mcp.js';
 
 const STATUSES = ['draft', 'pending', 'claimed', 'completed', 'cancelled', 'failed', 'expired', 'reassigned'] as const;
 const TASK: Fields = { task_id: t.uuid, status: t.enum(...STATUSES), assignee_peer_id: t.uuid, contract_jws: t.string };
@@ -222,8 +223,8 @@ export default {
       check: async (data, c) => {
         const inbox = await c.tool('gc_a2a_task_inbox', {}, 'project');
         if (inbox.tasks.some((x: { task_id: string }) => x.task_id === data.task_id)) throw new Error('a draft should not be visible in the inbox');
-        const unbound = await c.mcp('owner').callTool({ name: 'gc_a2a_task_create', arguments: { assignee_peer_id: c.fx.peer_id, title: 'x' } });
-        if ((unbound.structuredContent as { error?: string }).error !== 'no_project_selected') throw new Error('an unbound key should get no_project_selected');
+        const unbound = await call(c.mcp('owner'), 'gc_a2a_task_create', { assignee_peer_id: c.fx.peer_id, title: 'x' });
+        if (unbound.data.error !== 'no_project_selected') throw new Error('an unbound key should get no_project_selected');
       },
     },
     {

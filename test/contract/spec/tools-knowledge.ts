@@ -5,6 +5,7 @@ import { sampleDocument } from '../../helpers/server.js';
 import { t, type ContractContext, type ContractFile, type Fields } from '../contract.js';
 import { ensurePeers } from './federation.js';
 import { KB_CHUNK, KB_ITEM } from './knowledge.js';
+import { call } from '../../helpers/mcp.js';
 
 const prefixed = (prefix: string, fields: Fields): Fields => Object.fromEntries(Object.entries(fields).map(([k, v]) => [`${prefix}${k}`, v]));
 
@@ -35,8 +36,8 @@ export default {
       note: 'The list container is not named by the spec.',
       fields: prefixed('items[].', KB_ITEM),
       check: async (_data, c) => {
-        const unbound = await c.mcp('owner').callTool({ name: 'gc_kb_list', arguments: { limit: 20 } });
-        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error(`an unbound key should get error no_project_selected: ${JSON.stringify(unbound.structuredContent)}`);
+        const unbound = await call(c.mcp('owner'), 'gc_kb_list', { limit: 20 });
+        if (unbound.data.error !== 'no_project_selected') throw new Error(`an unbound key should get error no_project_selected: ${JSON.stringify(unbound.data)}`);
       },
     },
     {
@@ -70,8 +71,8 @@ export default {
       key: 'project',
       fields: { visibility: t.const('private') },
       check: async (data, c) => {
-        const org = await c.mcp('project').callTool({ name: 'gc_kb_set_visibility', arguments: { item_id: data.item_id, visibility: 'org' } });
-        if (!org.isError || (org.structuredContent as { error?: string } | undefined)?.error !== 'not_implemented') throw new Error('visibility org should return error not_implemented');
+        const org = await call(c.mcp('project'), 'gc_kb_set_visibility', { item_id: data.item_id, visibility: 'org' });
+        if (!org.isError || org.data.error !== 'not_implemented') throw new Error('visibility org should return error not_implemented');
       },
     },
     {
@@ -84,8 +85,8 @@ export default {
         const again = await c.tool('gc_kb_share', { item_id: data.item_id, peer_id: data.peer_id }, 'project');
         if (again.share_id !== data.share_id) throw new Error('sharing the same item with the same peer again should give the same share_id (idempotent)');
         const hidden = (await c.tool('gc_kb_ingest', { name: 'contract-private', content: 'Private notes.', visibility: 'private' }, 'project')).item_id;
-        const refused = await c.mcp('project').callTool({ name: 'gc_kb_share', arguments: { item_id: hidden, peer_id: data.peer_id } });
-        if ((refused.structuredContent as { error?: string } | undefined)?.error !== 'cannot_share_private') throw new Error(`a private item should be refused with cannot_share_private: ${JSON.stringify(refused.structuredContent)}`);
+        const refused = await call(c.mcp('project'), 'gc_kb_share', { item_id: hidden, peer_id: data.peer_id });
+        if (refused.data.error !== 'cannot_share_private') throw new Error(`a private item should be refused with cannot_share_private: ${JSON.stringify(refused.data)}`);
       },
     },
   ],

@@ -4,6 +4,7 @@
 // The provider tools are how a customer registers the provider runs spend the balance of: outside the spec.
 // Also "platform: plans" (gc_plan_*), whose plans are Knowledge Hub items of type plan.
 import { t, type ContractContext, type ContractFile } from '../contract.js';
+import { call } from '../../helpers/mcp.js';
 
 const PLAN = '# Contract plan\n\n1. Freeze the API.\n2. Write the runbook.\n';
 
@@ -43,8 +44,8 @@ export default {
       // "the diff against the pinned base" -> diff, base_version_id
       fields: { diff: t.string, base_version_id: t.uuid },
       check: async (_data, c) => {
-        const unbound = await c.mcp('owner').callTool({ name: 'gc_plan_propose', arguments: { item_id: c.fx.plan_item_id, base_version_id: c.fx.plan_version_id, title: 'x', content: 'y' } });
-        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
+        const unbound = await call(c.mcp('owner'), 'gc_plan_propose', { item_id: c.fx.plan_item_id, base_version_id: c.fx.plan_version_id, title: 'x', content: 'y' });
+        if (unbound.data.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
       },
     },
     {
@@ -70,8 +71,8 @@ export default {
         await c.tool('gc_plan_decide', { proposal_id: one.proposal_id, decision: 'merge' }, 'project');
         const current = (await c.tool('gc_kb_get', { item_id: one.item_id }, 'project')).current_version_id;
         if (current === plan.current_version_id) throw new Error('a merge should create a new version');
-        const stale = await c.mcp('project').callTool({ name: 'gc_plan_decide', arguments: { proposal_id: two.proposal_id, decision: 'merge' } });
-        const body = stale.structuredContent as { error?: string; current_version_id?: string };
+        const stale = await call(c.mcp('project'), 'gc_plan_decide', { proposal_id: two.proposal_id, decision: 'merge' });
+        const body = stale.data;
         if (body.error !== 'stale_base' || body.current_version_id !== current) throw new Error(`a stale base should be stale_base with the current version id: ${JSON.stringify(body)}`);
         const rejected = await freshProposal(c, 'reject');
         await c.tool('gc_plan_decide', { proposal_id: rejected.proposal_id, decision: 'reject' }, 'project');
@@ -87,8 +88,8 @@ export default {
       note: 'Field names other than the graph are not shown by the spec.',
       fields: { 'version.graph.nodes': t.array, 'version.graph.edges': t.array },
       check: async (_data, c) => {
-        const unbound = await c.mcp('owner').callTool({ name: 'gc_workflow_create', arguments: { name: 'x', graph: GRAPH } });
-        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
+        const unbound = await call(c.mcp('owner'), 'gc_workflow_create', { name: 'x', graph: GRAPH });
+        if (unbound.data.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
       },
     },
     { tool: 'gc_workflow_get', spec: 'gc_workflow_get; Workflow: graph object with nodes and edges lists', args: (c) => ({ workflow_id: c.fx.workflow_id }), key: 'project', fields: { 'version.graph.nodes': t.array, 'version.graph.edges': t.array } },
@@ -116,7 +117,7 @@ export default {
       check: async (_data, c) => {
         const nodes = Array.from({ length: 11 }, (_, i) => ({ id: `l${i}`, type: 'llm', params: { prompt: 'hi' } }));
         const wf = await c.tool('gc_workflow_create', { name: 'contract-eleven', graph: { nodes } }, 'project');
-        const r = await c.mcp('project').callTool({ name: 'gc_run_from_workflow', arguments: { workflow_id: wf.workflow_id } });
+        const r = await call(c.mcp('project'), 'gc_run_from_workflow', { workflow_id: wf.workflow_id });
         if (!r.isError) throw new Error('a run of more than 10 provider calls should be refused');
       },
     },
