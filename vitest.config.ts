@@ -12,5 +12,7 @@ export default defineConfig({
     // One process for every file: re-importing the app per file cost 1.6-2 s each (~250 s a run).
     // Test files must leave no process-wide state behind (env, swapped dumps, cached loaders).
     isolate: false,
+    // Every REST route's JSON success body is checked against its declared response schema (src/http/route.ts).
+    env: { RESPONSE_CHECK: '1' },
   },
 });

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { HttpError } from './errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Call } from '../domain/call.js';
 import type { PlanRule } from '../auth/plans.js';
@@ -74,4 +75,46 @@ export interface RouteSpec<B = unknown, Q = unknown> {
 /** Identity function that lets TypeScript infer B and Q from the schemas. */
 export function defineRoute<B = undefined, Q = Record<string, string>>(spec: RouteSpec<B, Q>): RouteSpec<B, Q> {
   return spec;
+}
+
+/** application/json and its +json kin (application/a2a+json): bodies with a JSON schema. */
+export const JSON_TYPE = /^application\/([\w.-]+\+)?json\b/;
+
+/**
+ * Under test (RESPONSE_CHECK=1) every JSON success body is checked against the route's `response`
+ * schema, as the client will read it (after JSON serialisation: dates become strings). A body off its
+ * schema is a defect of the route (what /openapi.json promises is wrong), so it is logged and answered
+ * as a 500 naming the route and the issues, like an MCP tool's output check (src/mcp/call.ts).
+ * Production does not wrap anything: the check costs nothing there.
+ */
+export function withResponseCheck(routes: RouteSpec<any, any>[], enabled = process.env.RESPONSE_CHECK === '1'): RouteSpec<any, any>[] {
+  if (!enabled) return routes;
+  return routes.map((route) => {
+    const schema = route.response;
+    if (!schema) return route;
+    return {
+      ...route,
+      async handler(ctx: RequestContext<any, any>) {
+        const reply = await route.handler(ctx);
+        const issues = responseIssues(schema, reply);
+        if (issues) {
+          const detail = `internal_error: ${route.method} ${route.path} answered a body off its response schema: ${issues}`;
+          ctx.services.log.error('response off its schema', { route: `${route.method} ${route.path}`, requestId: ctx.requestId, issues });
+          throw new HttpError(500, detail);
+        }
+        return reply;
+      },
+    };
+  });
+}
+
+/** The issues of a JSON success reply against its schema, or null when it conforms (or is not JSON). */
+export function responseIssues(schema: z.ZodTypeAny, reply: Reply): string | null {
+  const status = reply.status ?? 200;
+  if (status >= 300 || status === 204 || reply.stream) return null;
+  if (reply.contentType && !JSON_TYPE.test(reply.contentType)) return null;
+  const text = reply.raw !== undefined ? (typeof reply.raw === 'string' ? reply.raw : Buffer.from(reply.raw).toString('utf8')) : reply.body === undefined ? undefined : JSON.stringify(reply.body);
+  if (text === undefined) return null;
+  const checked = schema.safeParse(JSON.parse(text));
+  return checked.success ? null : checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
 }

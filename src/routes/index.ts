@@ -1,4 +1,4 @@
-import type { RouteSpec } from '../http/route.js';
+import { withResponseCheck, type RouteSpec } from '../http/route.js';
 import { a2aRoutes } from './a2a.js';
 import { codeRoutes } from './code.js';
 import { compressRoutes } from './compress.js';
@@ -26,8 +26,11 @@ import { webhookRoutes } from './webhooks.js';
 import { communityRoutes } from './community.js';
 import { accountRoutes } from './account.js';
 
-/** Every REST route, one file per area of the spec; mutating account routes are audited (governance.ts). */
-export const allRoutes: RouteSpec<any, any>[] = withAudit([
+/**
+ * Every REST route, one file per area of the spec; mutating account routes are audited (governance.ts);
+ * under test each JSON success body is checked against its route's response schema (http/route.ts).
+ */
+export const allRoutes: RouteSpec<any, any>[] = withResponseCheck(withAudit([
   ...healthRoutes,
   ...discoveryRoutes,
   ...dashboardRoutes,
@@ -54,4 +57,4 @@ export const allRoutes: RouteSpec<any, any>[] = withAudit([
   ...federationRoutes,
   ...a2aRoutes,
   ...communityRoutes,
-]);
+]));

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { describePlanRule } from '../auth/plans.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
-import { defineRoute, type RouteSpec } from '../http/route.js';
+import { defineRoute, JSON_TYPE, type RouteSpec } from '../http/route.js';
 
 /**
  * GET /openapi.json: an OpenAPI 3.1 document generated from the route registry (`allRoutes`) and each
@@ -65,9 +65,10 @@ function operation(route: AnyRoute, apiPath: string, params: string[], operation
   }
   const status = String(doc.status ?? '200');
   const contentType = doc.contentType ?? 'application/json';
-  const success: Json = {
+  // 204 has no body, so no content; any other non-JSON type is described as a string of that type.
+  const success: Json = status === '204' ? { description: doc.response ?? 'No content' } : {
     description: doc.response ?? 'Success',
-    content: { [contentType]: { schema: !contentType.startsWith('application/json') ? { type: 'string' } : route.response ? jsonSchema(route.response, 'output') : {}, ...(doc.responseExample !== undefined ? { example: doc.responseExample } : {}) } },
+    content: { [contentType]: { schema: !JSON_TYPE.test(contentType) ? { type: 'string' } : route.response ? jsonSchema(route.response, 'output') : {}, ...(doc.responseExample !== undefined ? { example: doc.responseExample } : {}) } },
   };
   const responses: Json = { [status]: success };
   if (route.body || route.query || params.length) {
