@@ -1,7 +1,53 @@
 import { z } from 'zod';
 import { compressCode, compressRepository } from '../domain/compression/code.js';
 import { defineRoute } from '../http/route.js';
-import { fidelity, modelName } from './schemas.js';
+import { fidelity, int, modelName, tokenStats } from './schemas.js';
+import { FIDELITIES } from '../../workers/shared/fidelity.js';
+
+const common = { ...tokenStats, fidelity: z.enum(FIDELITIES), tokenizer: z.string(), token_budget: int };
+const unit = { id: z.string(), kind: z.string(), name: z.string(), container: z.string().nullable(), start_line: int, end_line: int, score: z.number() };
+
+/** CompressCodeResponse (domain/compression/code.ts): the skeleton and what the parser found. */
+const codeResponse = z.looseObject({
+  ...common,
+  skeleton: z.string(),
+  language: z.string(),
+  parser: z.enum(['tree-sitter', 'line-fallback', 'text']),
+  imports: z.array(z.looseObject({ module: z.string(), names: z.array(z.string()), line: int, text: z.string() })),
+  dependency_graph: z.looseObject({ nodes: z.array(z.looseObject({})), edges: z.array(z.looseObject({})) }),
+  importance: z.array(z.looseObject(unit)),
+  parse_errors: int,
+  budget_note: z.string().nullable(),
+});
+
+const blastEntry = z.looseObject({ id: z.string(), path: z.string(), name: z.string(), distance: int, score: z.number() });
+/** workers/code StructuralResult without its markers (kept by the host). */
+const structuralResponse = z.looseObject({
+  ...common,
+  output: z.string(),
+  files: int,
+  units: int,
+  edges: int,
+  languages: z.record(z.string(), int),
+  parsers: z.record(z.string(), int),
+  query: z.string().nullable(),
+  ranking: z.array(z.looseObject({ ...unit, path: z.string(), rank: int, rendered: z.enum(['full', 'signature', 'outline', 'omitted']), signals: z.looseObject({}), signal_ranks: z.looseObject({}) })),
+  blast_radius: z
+    .looseObject({
+      focus: z.array(z.string()),
+      resolved: z.record(z.string(), z.array(z.string())),
+      dependents: z.array(blastEntry),
+      dependencies: z.array(blastEntry),
+      affected_files: z.array(z.string()),
+      not_found: z.array(z.string()),
+      result_incomplete: z.boolean(),
+    })
+    .nullable(),
+  result_incomplete: z.boolean(),
+  not_found: z.array(z.string()),
+  file_imports: z.array(z.looseObject({ path: z.string(), resolved: z.array(z.string()), unresolved: z.array(z.string()) })),
+  timings_ms: z.looseObject({ graph: z.number(), rank: z.number(), render: z.number() }),
+});
 
 const CompressCodeBody = z.object({
   code: z.string(),
@@ -31,6 +77,7 @@ export const codeRoutes = [
     auth: 'key',
     usage: true,
     body: CompressCodeBody,
+    response: codeResponse,
     handler: async ({ body, call }) => ({ body: await compressCode(call, body) }),
   }),
   defineRoute({
@@ -39,6 +86,7 @@ export const codeRoutes = [
     auth: 'key',
     usage: true,
     body: StructuralBody,
+    response: structuralResponse,
     repositoryBody: true,
     handler: async ({ body, call }) => ({ body: await compressRepository(call, body) }),
   }),

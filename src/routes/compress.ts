@@ -7,7 +7,7 @@ import { asDomainError, invalid, invalidInput } from '../domain/errors.js';
 import { savingsPercent } from '../../workers/shared/stats.js';
 import { defineRoute } from '../http/route.js';
 import { mapLimit } from '../lib/mapLimit.js';
-import { fidelity, modelName } from './schemas.js';
+import { fidelity, int, modelName } from './schemas.js';
 
 const CompressBody = z.object({
   text: z.string().min(1),
@@ -117,6 +117,16 @@ const batchResponse = z.object({
   }),
 });
 
+/** workers/text RecommendResult. */
+const recommendResponse = z.object({
+  recommended_fidelity: z.enum(FIDELITIES),
+  original_tokens: int,
+  estimated_compressed_tokens: int,
+  context_window: int.nullable(),
+  tokenizer: z.string(),
+  reason: z.string(),
+});
+
 export const compressRoutes = [
   defineRoute({
     method: 'POST',
@@ -179,6 +189,7 @@ export const compressRoutes = [
     path: '/v1/recommend',
     auth: 'key',
     body: RecommendBody,
+    response: recommendResponse,
     handler: async ({ body, call }) => ({
       body: await recommendFidelity(call, { text: (body.document ?? body.text)!, model: body.model ?? null, context_window: body.context_window ?? null }),
     }),

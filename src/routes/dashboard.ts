@@ -33,6 +33,7 @@ export const dashboardRoutes = [
     method: 'GET',
     path: '/dashboard',
     auth: 'public',
+    doc: { summary: 'The usage dashboard page', contentType: 'text/html' },
     handler: () => ({ raw: load(PAGE), contentType: 'text/html; charset=utf-8', headers: HEADERS }),
   }),
   // Browsers ask every origin for /favicon.ico; an SVG answers it (every current browser draws one).
@@ -40,12 +41,14 @@ export const dashboardRoutes = [
     method: 'GET',
     path: '/favicon.ico',
     auth: 'public',
+    doc: { summary: 'The favicon (SVG)', contentType: 'image/svg+xml' },
     handler: () => ({ raw: load(ASSETS['favicon.svg']!.file), contentType: 'image/svg+xml', headers: { ...HEADERS, 'cache-control': 'public, max-age=86400' } }),
   }),
   defineRoute({
     method: 'GET',
     path: '/dashboard/:asset',
     auth: 'public',
+    doc: { summary: 'A dashboard asset', description: 'A script, style sheet or image, with its own content type.', contentType: '*/*' },
     handler({ params }) {
       // Own keys only: 'constructor' or '__proto__' must not reach Object.prototype.
       const asset = Object.hasOwn(ASSETS, params.asset!) ? ASSETS[params.asset!] : undefined;

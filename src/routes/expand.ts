@@ -16,6 +16,7 @@ export const expandRoutes = [
     path: '/v1/expand',
     auth: 'key',
     body: ExpandBody,
+    response: z.object({ expansions: z.array(z.object({ id: z.string(), text: z.string() })) }),
     doc: {
       summary: 'Expand elision markers',
       description: 'The exact original text each marker id stands for (`#<ref>.<n>` ending a marker such as `[… Install, Usage: 212 tokens #482913650271.0]`). Your own ids only: any other id is 404.',

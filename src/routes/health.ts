@@ -3,11 +3,27 @@ import { defineRoute } from '../http/route.js';
 import { checkReadiness } from '../domain/health/readiness.js';
 import { httpEngine } from '../http/engine/select.js';
 import { isDraining, noteReadinessProbe } from '../domain/health/draining.js';
+import { int, isoTime, poolStats } from './schemas.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
 const alive = z.object({ status: z.literal('ok') });
 /** Each check is ok or what failed (the 503 answer has the same shape). */
 const readiness = z.object({ status: z.enum(['ready', 'degraded', 'not_ready', 'draining']), checks: z.record(z.string(), z.string()) });
+const diagnostics = z.looseObject({
+  status: z.literal('ok'),
+  version: z.string(),
+  uptime_seconds: int,
+  circuit_breakers: z.record(z.string(), z.looseObject({})),
+  latency_p50_ms: z.null(),
+  latency_p95_ms: z.null(),
+  latency_p99_ms: z.null(),
+  cache_hit_rate: z.number().nullable(),
+  mcp_sessions_active: z.null(),
+  database: z.string(),
+  http: z.looseObject({}),
+  pool: poolStats,
+});
+const infraHealth = z.object({ status: z.enum(['healthy', 'degraded']), version: z.string(), components: z.record(z.string(), z.string()), pool: poolStats, timestamp: isoTime });
 
 export const healthRoutes = [
   defineRoute({ method: 'GET', path: '/health', auth: 'public', response: alive, handler: liveness }),
@@ -31,6 +47,7 @@ export const healthRoutes = [
     method: 'GET',
     path: '/health/diagnostics',
     auth: 'public',
+    response: diagnostics,
     handler({ services }) {
       const { config, metrics, pool, db } = services;
       return {
@@ -56,6 +73,7 @@ export const healthRoutes = [
     method: 'GET',
     path: '/v1/infra/health',
     auth: 'public',
+    response: infraHealth,
     async handler({ services }) {
       const { required, optional } = await checkReadiness(services);
       const serving = Object.values(required).every((v) => v === 'ok');

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
+import { PLANS } from '../auth/plans.js';
 import { MCP_SCOPES } from '../auth/scopes.js';
 import {
   createApiKey,
@@ -54,13 +55,13 @@ const KeyItem = z.object({
   key_id: z.string(),
   name: z.string(),
   key_prefix: z.string(),
-  plan: z.string(),
+  plan: z.enum(PLANS),
   environment: z.string(),
-  status: z.string(),
+  status: z.enum(['active', 'revoked']),
   default_model: z.string().nullable(),
   monthly_quota: z.number().int().nullable(),
   enforce_quota: z.boolean(),
-  quota_alert_state: z.string(),
+  quota_alert_state: z.enum(['none', 'warning', 'exceeded']),
   quota_period_start: when,
   project_id: z.string().nullable(),
   scopes: z.array(z.string()),
@@ -71,6 +72,19 @@ const KeyItem = z.object({
   last_used_at: when.nullable(),
   created_at: when,
 });
+const RevokedKey = z.object({ key_id: z.string(), status: z.literal('revoked'), revoked_at: when });
+/** A rotation's answer: the successor with its secret, and the predecessor (now expiring). */
+const RotatedKey = KeyItem.extend({ key: z.string(), predecessor: KeyItem });
+const OPERATIONS = ['rotate', 'revoke', 'scope_grant'] as const;
+const Confirmed = z.object({
+  token_id: z.string(),
+  operation: z.enum(OPERATIONS),
+  key_id: z.string(),
+  status: z.literal('confirmed'),
+  consumed_at: when,
+  result: z.union([RotatedKey, KeyItem, RevokedKey]).describe('rotate: the successor key; scope_grant: the key; revoke: the revoked key'),
+});
+const ConfirmToken = z.object({ token_id: z.string(), token: z.string(), confirm_path: z.string(), operation: z.enum(OPERATIONS), key_id: z.string(), expires_at: when });
 
 const CreateKeyBody = z
   .object({
@@ -106,7 +120,7 @@ const RotateKeyBody = z
 
 const ConfirmTokenBody = z
   .object({
-    operation: z.enum(['rotate', 'revoke', 'scope_grant']),
+    operation: z.enum(OPERATIONS),
     grace_period_days: z.number().int().min(0).max(90).optional(),
     scope: z.enum(MCP_SCOPES).optional(),
     expires_in_seconds: z.number().int().min(60).max(86_400).default(900),
@@ -183,6 +197,7 @@ export const keyRoutes = [
     auth: 'key',
     body: CreateKeyBody,
     response: KeyItem.extend({ key: z.string() }),
+    doc: { status: 201 },
     async handler({ body, principal, services }) {
       const user = await currentUser(services.db, principal);
       const projectId = projectForKey(principal, body.project_id);
@@ -206,6 +221,7 @@ export const keyRoutes = [
     method: 'POST',
     path: '/v1/keys/confirm/:token_hash',
     auth: 'key',
+    response: Confirmed,
     async handler({ params, principal, services }) {
       if (principal.via !== 'jwt') {
         throw forbidden('Confirm tokens can only be confirmed in an identity-provider session, not with an API key');
@@ -240,6 +256,7 @@ export const keyRoutes = [
     method: 'PATCH',
     path: '/v1/keys/:key_id',
     auth: 'key',
+    response: KeyItem,
     body: UpdateKeyBody,
     async handler({ body, params, principal, services }) {
       const keyId = params.key_id!;
@@ -264,6 +281,7 @@ export const keyRoutes = [
     method: 'DELETE',
     path: '/v1/keys/:key_id',
     auth: 'key',
+    response: RevokedKey,
     async handler({ params, principal, services }) {
       const outcome = await revokeApiKey(services.db, principal.userId, params.key_id!);
       if (outcome.kind === 'not-found') throw keyNotFound(params.key_id!);
@@ -276,6 +294,8 @@ export const keyRoutes = [
     method: 'POST',
     path: '/v1/keys/:key_id/rotate',
     auth: 'key',
+    response: RotatedKey,
+    doc: { status: 201 },
     body: RotateKeyBody,
     async handler({ body, params, principal, services }) {
       const keyId = params.key_id!;
@@ -290,6 +310,8 @@ export const keyRoutes = [
     method: 'POST',
     path: '/v1/keys/:key_id/confirm-tokens',
     auth: 'key',
+    response: ConfirmToken,
+    doc: { status: 201 },
     body: ConfirmTokenBody,
     async handler({ body, params, principal, services }) {
       const keyId = params.key_id!;

@@ -24,3 +24,12 @@ export const INT_COLUMN_MAX = 2_147_483_647;
 
 /** A page number whose OFFSET (page × page size ≤ 100) still fits an integer column. */
 export const pageNumber = z.coerce.number().int().min(1).max(Math.floor(INT_COLUMN_MAX / 100));
+
+// Response building blocks (each route's `response`: /openapi.json and the RESPONSE_CHECK of tests).
+export const int = z.number().int();
+/** A timestamp as the client reads it: a Date serialises to its ISO string. */
+export const isoTime = z.string();
+/** workers/shared/stats.ts TokenStats. */
+export const tokenStats = { original_tokens: int, compressed_tokens: int, tokens_saved: int, savings_percent: z.number(), ratio: z.number() };
+/** The compute pool's counters (pool.stats()), shown by the health routes. */
+export const poolStats = z.looseObject({ threads: int, running: int, queue_size: int, admitted: int, max_queue: int, completed: z.number(), utilization: z.number() });

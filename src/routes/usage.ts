@@ -16,7 +16,11 @@ import {
 } from '../domain/accounts/analytics.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
-import { fidelity, pageNumber } from './schemas.js';
+import { PLANS } from '../auth/plans.js';
+import { fidelity, int, isoTime, pageNumber } from './schemas.js';
+
+/** How a usage event came in (usage_events.method). */
+const METHODS = ['REST', 'MCP', 'batch', 'mcp_advisory'] as const;
 
 // Query strings: numbers via z.coerce, ranges from the spec's Limits table (out of range is 422).
 const days = z.coerce.number().int().min(1).max(365).default(30);
@@ -38,7 +42,7 @@ const EventsQuery = z.object({
   page: pageNumber.default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(20),
   fidelity: fidelity.optional(),
-  method: z.enum(['REST', 'MCP', 'batch', 'mcp_advisory']).optional(),
+  method: z.enum(METHODS).optional(),
   exclude_advisory: booleanParam,
   model: z.string().min(1).max(100).optional(),
   status: z.string().min(1).max(32).optional(),
@@ -69,6 +73,43 @@ const ByCache = z.object({
   misses: z.number().int(),
   hit_rate: z.number(),
   data: z.array(z.object({ cache: z.enum(['hit', 'miss']), calls: z.number().int(), tokens_saved: z.number() })),
+});
+
+const ByKey = z.object({
+  days: int,
+  limit: int,
+  data: z.array(z.object({ key_id: z.string(), name: z.string().nullable(), environment: z.string().nullable(), compressions: int, original_tokens: z.number(), tokens_saved: z.number() })),
+});
+const ByTool = z.object({ days: int, data: z.array(z.object({ tool_name: z.string(), calls: int, tokens_saved: z.number(), zero_savings_calls: int })) });
+const ByClient = z.object({ days: int, data: z.array(z.object({ client: z.string(), calls: int, compressions: int, original_tokens: z.number(), tokens_saved: z.number() })) });
+/** CompressionEvent (analytics.ts EventRow). */
+const UsageEvent = z.object({
+  id: z.string(),
+  created_at: isoTime,
+  key_id: z.string().nullable(),
+  project_id: z.string().nullable(),
+  environment: z.string().nullable(),
+  method: z.enum(METHODS),
+  tool_name: z.string().nullable(),
+  client: z.string().nullable(),
+  fidelity: z.string().nullable(),
+  model: z.string().nullable(),
+  status: z.string(),
+  input_tokens: int,
+  output_tokens: int,
+  tokens_saved: z.number(),
+  savings_percent: z.number(),
+  latency_ms: z.number(),
+  cache_hit: z.boolean(),
+  input_preview: z.string().nullable(),
+});
+const Events = z.object({ items: z.array(UsageEvent), page: int, page_size: int, total: int });
+const Latency = z.object({ window_hours: int, count: int, p50: z.number().nullable(), p95: z.number().nullable(), p99: z.number().nullable() });
+const bucket = z.object({ '<1h': int, '1h-24h': int, '1d-7d': int, '>7d': int, never: int });
+const Activation = z.object({
+  period: z.literal('all_time'),
+  buckets: z.object(Object.fromEntries(PLANS.map((p) => [p, bucket])) as Record<(typeof PLANS)[number], typeof bucket>),
+  generated_at: isoTime,
 });
 
 /** CompressionEvent. */
@@ -155,6 +196,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-key',
     auth: 'key',
+    response: ByKey,
     query: ByKeyQuery,
     async handler({ query, principal, services }) {
       const data = await usageByKey(services.db, principal.userId, query.days, query.limit);
@@ -165,6 +207,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-tool',
     auth: 'key',
+    response: ByTool,
     query: DaysQuery,
     async handler({ query, principal, services }) {
       return { body: { days: query.days, data: await usageByTool(services.db, principal.userId, query.days) } };
@@ -174,6 +217,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/by-client',
     auth: 'key',
+    response: ByClient,
     query: DaysQuery,
     async handler({ query, principal, services }) {
       return { body: { days: query.days, data: await usageByClient(services.db, principal.userId, query.days) } };
@@ -183,6 +227,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/events',
     auth: 'key',
+    response: Events,
     query: EventsQuery,
     async handler({ query, principal, services }) {
       const { items, total } = await listEvents(
@@ -209,6 +254,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/events/:event_id',
     auth: 'key',
+    response: UsageEvent,
     async handler({ params, principal, services }) {
       const event = await getEvent(services.db, principal.userId, params.event_id!);
       if (!event) throw notFound('Event not found');
@@ -219,6 +265,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/latency-percentiles',
     auth: 'key',
+    response: Latency,
     query: LatencyQuery,
     async handler({ query, principal, services }) {
       const p = await latencyPercentiles(services.db, principal.userId, query.window_hours);
@@ -229,6 +276,7 @@ export const usageRoutes = [
     method: 'GET',
     path: '/v1/usage/activation',
     auth: 'key',
+    response: Activation,
     async handler({ principal, services }) {
       if (!principal.isAdmin) throw forbidden('The activation histogram is available to administrators only');
       const buckets = await activationHistogram(services.db);
