@@ -8,7 +8,7 @@ import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/accounts/bootstrap.js';
 import { startMeterSync } from './domain/commerce/billing.js';
 import { createCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
-import { KnowledgeHub } from './kb/hub.js';
+import { KnowledgeHub } from './knowledge/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
 import { startExperimentRunner } from './domain/prompts/runner.js';

@@ -10,7 +10,7 @@ import type { Db } from './store/db.js';
 import type { BackgroundTasks } from './lib/background.js';
 import type { CircuitBreaker } from './lib/breaker.js';
 import type { Commerce } from './domain/commerce/commerce.js';
-import type { KnowledgeHub } from './kb/hub.js';
+import type { KnowledgeHub } from './knowledge/hub.js';
 import type { CodeIntelHub } from './codeIntel/hub.js';
 import type { KeyActivity } from './domain/accounts/keyActivity.js';
 import type { UsageWriter } from './domain/accounts/usage.js';

@@ -1,6 +1,6 @@
 // Main-side runtime of code intelligence: the thread holding every project's repository index,
 // its sync against the database (code_files, code_index_state), and the commit of an ingest.
-// Like the Knowledge Hub (src/kb/hub.ts): the database decides, the thread holds the query side.
+// Like the Knowledge Hub (src/knowledge/hub.ts): the database decides, the thread holds the query side.
 import { invalidInput, notFound, unavailable } from '../domain/errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../store/db.js';

@@ -11,7 +11,7 @@ import { claimDueFeed } from '../../src/domain/connectors/feeds.js';
 import { CircuitBreaker } from '../../src/lib/breaker.js';
 import type { EmailProvider } from '../../src/providers/email.js';
 import { leaseClaimSql } from '../../src/domain/platform/leasedRunner.js';
-import { ABANDONED_INGEST_MS } from '../../src/kb/hub.js';
+import { ABANDONED_INGEST_MS } from '../../src/knowledge/hub.js';
 import { ifAdvisoryLockFree, withAdvisoryLock } from '../../src/store/advisoryLock.js';
 import type { Db } from '../../src/store/db.js';
 import { openStore } from '../../src/store/index.js';

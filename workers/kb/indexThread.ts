@@ -1,4 +1,4 @@
-// The Knowledge Hub's index thread (node:worker_threads, started by src/kb/indexClient.ts).
+// The Knowledge Hub's index thread (node:worker_threads, started by src/knowledge/indexClient.ts).
 // It owns every project's HNSW + BM25 index, so searches and inserts never touch the event loop
 // and a project's index lives in exactly one place (the compute pool has no task affinity).
 import { parentPort, workerData } from 'node:worker_threads';

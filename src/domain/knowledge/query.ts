@@ -4,7 +4,7 @@
 import type { Principal } from '../../auth/principal.js';
 import { unavailable } from '../errors.js';
 import { runOnThread } from '../compute.js';
-import { IndexThreadError } from '../../kb/indexClient.js';
+import { IndexThreadError } from '../../knowledge/indexClient.js';
 import type { Services } from '../../services.js';
 import { HYBRID_RRF_WEIGHTS, reciprocalRankFusion, RRF_K } from '../../../workers/shared/rrf.js';
 import { terms } from '../../../workers/shared/terms.js';
