@@ -7,6 +7,7 @@ import {
 } from '../../domain/federation/tasks.js';
 import { resolveProject } from '../../domain/knowledge/items.js';
 import { defineToolGroup, type ToolContext } from '../tool.js';
+import { anyObject } from './outputsB.js';
 
 async function boundProject(ctx: ToolContext): Promise<string> {
   const project = await resolveProject(ctx.services.db, ctx.principal, ctx.principal.projectId!).catch(() => null);
@@ -22,12 +23,34 @@ const proof = {
   proof_jws: z.string().min(1).max(16_384).describe('Compact JWS (EdDSA, kid of the peer key) whose payload names task_id and action'),
 };
 
+/** taskResponse as a result. */
+const warning = z.looseObject({ task_id: z.string(), code: z.string(), message: z.string() });
+const task = z.looseObject({
+  task_id: z.string(),
+  status: z.enum(TASK_STATUSES),
+  project_id: z.string(),
+  requester_peer_id: z.string().nullable(),
+  assignee_peer_id: z.string(),
+  title: z.string(),
+  input: anyObject,
+  contract_jws: z.string(),
+  deadline: z.string(),
+  result_payload: z.unknown(),
+  result_hash: z.string().nullable(),
+  reassigned_from: z.string().nullable(),
+  reassigned_to: z.string().nullable(),
+  warning: warning.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
 /** Federation tools act on peers' tasks: project-bound, and open-world (a peer is another service). */
 const federated = defineToolGroup({ needsProject: true, hints: { openWorldHint: true } });
 
 export const federationTools = [
   federated({
     name: 'gc_a2a_task_create',
+    output: task,
     scope: 'mcp:write',
     description:
       'Creates an A2A task contract (draft) delegated to one of your registered peers (assignee_peer_id); returns the contract signed with the service key (Ed25519 JWS). Not visible in the assignee inbox until gc_a2a_task_approve. Deadline: now + deadline_seconds (default 86400); a pending or claimed task past it expires.',
@@ -46,6 +69,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_approve',
+    output: task,
     scope: 'mcp:write',
     description: 'Approves a draft task you created: it becomes pending and visible in the assignee inbox (event a2a.task.status).',
     input: z.object({ task_id: taskId }).strict(),
@@ -55,6 +79,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_cancel',
+    output: task,
     scope: 'mcp:write',
     description: 'Cancels a draft or pending task you created (never a claimed or completed one); event a2a.task.status.',
     input: z.object({ task_id: taskId }).strict(),
@@ -64,6 +89,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_claim',
+    output: task,
     scope: 'mcp:write',
     description:
       'Claims a pending task with the assignee peer\'s Ed25519 proof (payload {task_id, action: "claim"}); same as POST /a2a/v1/tasks/claim. An invalid proof is refused generically.',
@@ -75,6 +101,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_complete',
+    output: task,
     scope: 'mcp:write',
     description:
       'Completes a claimed task: result_payload plus the assignee\'s proof (payload {task_id, action: "complete", result_hash}) where result_hash is the SHA-256 (hex) of the RFC 8785 canonical JSON of result_payload. A mismatch is refused generically.',
@@ -86,6 +113,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_reassign',
+    output: task.extend({ original: task }),
     scope: 'mcp:write',
     description: 'Reassigns a pending, claimed or expired task to a different registered peer: the original becomes reassigned, a new pending task is created (both linked).',
     input: z.object({ task_id: taskId, new_assignee_peer_id: peerId }).strict(),
@@ -96,6 +124,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_ack',
+    output: task,
     scope: 'mcp:write',
     description: 'Acknowledges an expired task: its warning leaves the warnings channel (gc_a2a_task_inbox warnings). Idempotent; the task stays expired.',
     input: z.object({ task_id: taskId }).strict(),
@@ -105,6 +134,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_inbox',
+    output: z.looseObject({ tasks: z.array(task), warnings: z.array(warning) }),
     scope: 'mcp:read',
     readOnly: true,
     description: 'Tasks of the project visible to assignees, by status (default pending; drafts never appear), optionally for one peer; plus the warnings channel (expired tasks not yet acknowledged).',
@@ -118,6 +148,7 @@ export const federationTools = [
   }),
   federated({
     name: 'gc_a2a_task_status',
+    output: task.extend({ history: z.array(z.looseObject({ event_id: z.string(), from_status: z.string().nullable(), status: z.string(), at: z.string() })) }),
     scope: 'mcp:read',
     readOnly: true,
     description: 'The full signed state of a task: contract JWS, status, result and its proof, links of a reassignment, and its transition history.',

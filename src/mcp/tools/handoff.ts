@@ -4,6 +4,18 @@ import { invalid } from '../../domain/errors.js';
 import { createBundle, getBundle, listBundles, markReplayed } from '../../domain/memory/handoff.js';
 import { scopeOf } from '../../domain/memory/memories.js';
 import { defineTool } from '../tool.js';
+import { anyObject, int } from './outputsB.js';
+
+/** A bundle as listed (bundleSummary); create and get add the bundle itself. */
+const summary = z.looseObject({
+  bundle_id: z.string(),
+  title: z.string(),
+  session_id: z.string().nullable(),
+  content_hash: z.string(),
+  tokens: int,
+  created_at: z.string().nullable(),
+  replayed_count: int,
+});
 
 const bundleId = z.string().uuid().describe('bundle_id returned by create_handoff_bundle or list_handoff_bundles');
 const PROFILES = ['minimal', 'summary', 'balanced', 'detailed', 'full'];
@@ -11,6 +23,7 @@ const PROFILES = ['minimal', 'summary', 'balanced', 'detailed', 'full'];
 export const handoffTools = [
   defineTool({
     name: 'create_handoff_bundle',
+    output: summary.extend({ bundle: anyObject }),
     scope: 'mcp:write',
     advisory: true,
     description:
@@ -43,6 +56,7 @@ export const handoffTools = [
   }),
   defineTool({
     name: 'get_handoff_bundle',
+    output: summary.extend({ verified: z.boolean(), bundle: anyObject }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -54,6 +68,7 @@ export const handoffTools = [
   }),
   defineTool({
     name: 'list_handoff_bundles',
+    output: z.looseObject({ bundles: z.array(summary), total: int }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -65,6 +80,17 @@ export const handoffTools = [
   }),
   defineTool({
     name: 'replay_handoff_bundle',
+    output: z.looseObject({
+      bundle_id: z.string(),
+      content_hash: z.string(),
+      session_id: z.string().nullable(),
+      conversation_id: z.string(),
+      message_id: z.string(),
+      restored: z.looseObject({ profile: z.string(), overrides: anyObject, memories: int, facts: int, history_tokens: int }),
+      context: z.string(),
+      tokens: int,
+      replayed_count: int,
+    }),
     scope: 'mcp:write',
     advisory: true,
     description:

@@ -3,6 +3,25 @@ import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 import { blame, decide, getProposal, listProposals, MAX_PLAN_CHARS, propose, proposalResponse, proposeDistilled, PROPOSAL_STATES } from '../../domain/plans/plans.js';
 import { defineTool } from '../tool.js';
 import { boundProject } from './workflows.js';
+import { int } from './outputsB.js';
+
+/** proposalResponse as a result: stale and current_version_id with the plan's state, diff unless listed. */
+const proposal = z.looseObject({
+  proposal_id: z.string(),
+  item_id: z.string(),
+  base_version_id: z.string(),
+  title: z.string(),
+  rationale: z.string().nullable(),
+  source: z.enum(['manual', 'distilled']),
+  status: z.enum(PROPOSAL_STATES),
+  decided_at: z.string().nullable(),
+  merged_version_id: z.string().nullable(),
+  created_at: z.string(),
+  stale: z.boolean().optional(),
+  current_version_id: z.string().nullable().optional(),
+  diff: z.string().optional(),
+});
+const proposed = proposal.extend({ added_lines: int, removed_lines: int });
 
 const itemId = z.string().max(100).describe('item_id of a Knowledge Hub item of type plan');
 const versionId = z.string().uuid().describe('The plan version the proposal is written against (its current_version_id when you read it)');
@@ -11,6 +30,7 @@ const proposalId = z.string().max(100).describe('proposal_id returned by gc_plan
 export const planTools = [
   defineTool({
     name: 'gc_plan_propose',
+    output: proposed,
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -34,6 +54,7 @@ export const planTools = [
   }),
   defineTool({
     name: 'gc_plan_propose_distilled',
+    output: proposed.extend({ distillation: z.looseObject({ discussion_tokens: int, distilled_tokens: int, savings_percent: z.number() }) }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -57,6 +78,7 @@ export const planTools = [
   }),
   defineTool({
     name: 'gc_plan_list_proposals',
+    output: z.looseObject({ proposals: z.array(proposal), total: int }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -70,6 +92,7 @@ export const planTools = [
   }),
   defineTool({
     name: 'gc_plan_get_proposal',
+    output: proposal,
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -83,6 +106,7 @@ export const planTools = [
   }),
   defineTool({
     name: 'gc_plan_decide',
+    output: proposal.extend({ decision: z.enum(['merge', 'reject']), new_version_id: z.string().optional(), version_number: int.optional() }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -102,6 +126,12 @@ export const planTools = [
   }),
   defineTool({
     name: 'gc_plan_blame',
+    output: z.looseObject({
+      item_id: z.string(),
+      current_version_id: z.string().nullable(),
+      version_count: int,
+      lines: z.array(z.looseObject({ line: int, text: z.string(), version_id: z.string(), proposal_id: z.string().nullable() })),
+    }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
