@@ -4,6 +4,8 @@ import { getPrivacySettings, updatePrivacySettings } from '../domain/accounts/pr
 import { defineRoute } from '../http/route.js';
 import { auditRoute } from './governance.js';
 
+const Settings = z.object({ store_input_previews: z.boolean() });
+
 const UpdateAccountSettingsBody = z
   .object({
     /** Usage events keep an input preview (first line, 100 characters, credentials redacted). */
@@ -16,6 +18,7 @@ export const accountRoutes = [
     method: 'GET',
     path: '/v1/account/settings',
     auth: 'key',
+    response: Settings,
     doc: { summary: "The caller's account settings", responseExample: { store_input_previews: true } },
     async handler({ principal, services }) {
       return { body: await getPrivacySettings(services.db, principal.userId) };
@@ -27,6 +30,7 @@ export const accountRoutes = [
       path: '/v1/account/settings',
       auth: 'key',
       body: UpdateAccountSettingsBody,
+      response: Settings,
       doc: {
         summary: 'Change account settings (only present fields change)',
         description: 'store_input_previews false: usage events keep no input preview; true (the default): the first line, at most 100 characters, with credentials redacted.',

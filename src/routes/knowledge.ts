@@ -10,6 +10,7 @@ import { completeUpload, issueUpload, receiveUpload, UPLOAD_MAX_BYTES, uploadRes
 import { invalidInput } from '../domain/errors.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
+import { int, isoTime } from './schemas.js';
 
 const P = '/v1/projects/:project_id/knowledge';
 
@@ -50,11 +51,73 @@ const EditBody = z
     path: ['base_version_id'],
   });
 
+const ITEM_STATUSES = ['pending', 'indexing', 'ready', 'FAILED'] as const;
+
+/** itemResponse (domain/knowledge/items.ts). */
+const Item = z.object({
+  item_id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  type: z.string(),
+  status: z.enum(ITEM_STATUSES),
+  current_version_id: z.string().nullable(),
+  version_number: int.nullable(),
+  chunk_count: int,
+  metadata,
+  mcp_exposed: z.boolean(),
+  visibility: z.enum(['private', 'project']),
+  source: z.enum(['text', 'url', 'upload', 'empty']),
+  source_url: z.string().nullable(),
+  error: z.string().nullable(),
+  created_by_key_id: z.string().nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+/** uploadResponse (domain/knowledge/uploads.ts). */
+const Upload = z.object({
+  upload_id: z.string(),
+  idempotency_key: z.string(),
+  name: z.string(),
+  status: z.enum(['issued', 'uploaded', 'completed']),
+  max_bytes: int,
+  size_bytes: int.nullable(),
+  item_id: z.string().nullable(),
+  expires_at: isoTime,
+});
+const Chunk = z.object({
+  chunk_id: z.string(),
+  item_id: z.string(),
+  item_name: z.string(),
+  version_id: z.string(),
+  chunk_index: int,
+  heading: z.string().nullable(),
+  raw_text: z.string(),
+  text: z.string(),
+  score: z.number(),
+  rank_score: z.number(),
+  vector_rank: int.nullable(),
+  lexical_rank: int.nullable(),
+  tokens: int,
+  metadata,
+});
+const Diff = z.object({
+  item_id: z.string(),
+  from_version_id: z.string(),
+  to_version_id: z.string(),
+  from_version_number: int,
+  to_version_number: int,
+  from_content: z.string(),
+  to_content: z.string(),
+  unified_diff: z.string(),
+  added_lines: int,
+  removed_lines: int,
+});
+
 const ListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(LIST_LIMIT_MAX).default(LIST_LIMIT_DEFAULT),
   cursor: z.string().max(500).optional(),
   metadata_filter: z.string().max(10_000).optional(),
-  status: z.enum(['pending', 'indexing', 'ready', 'FAILED']).optional(),
+  status: z.enum(ITEM_STATUSES).optional(),
 });
 
 const QueryBody = z
@@ -108,6 +171,8 @@ export const knowledgeRoutes = [
     method: 'POST',
     path: `${P}/items`,
     auth: 'key',
+    response: Item.extend({ version_id: z.string() }),
+    doc: { status: 201 },
     body: IngestBody,
     async handler(ctx) {
       const p = await project(ctx);
@@ -121,6 +186,7 @@ export const knowledgeRoutes = [
     method: 'GET',
     path: `${P}/items`,
     auth: 'key',
+    response: z.object({ items: z.array(Item), next_cursor: z.string().nullable(), has_more: z.boolean(), total: int, limit: int }),
     query: ListQuery,
     async handler(ctx) {
       const p = await project(ctx);
@@ -140,6 +206,7 @@ export const knowledgeRoutes = [
     method: 'GET',
     path: `${P}/items/:item_id`,
     auth: 'key',
+    response: Item.extend({ content: z.string() }),
     async handler(ctx) {
       const p = await project(ctx);
       const item = await requireVisibleItem(ctx.services.db, ctx.principal, p.id, ctx.params.item_id!);
@@ -150,6 +217,7 @@ export const knowledgeRoutes = [
     method: 'PATCH',
     path: `${P}/items/:item_id`,
     auth: 'key',
+    response: Item.extend({ new_version: z.boolean() }),
     body: EditBody,
     async handler(ctx) {
       const p = await project(ctx);
@@ -169,6 +237,7 @@ export const knowledgeRoutes = [
     method: 'DELETE',
     path: `${P}/items/:item_id`,
     auth: 'key',
+    response: z.object({ item_id: z.string(), deleted: z.literal(true), deleted_at: isoTime.nullable() }),
     async handler(ctx) {
       const p = await project(ctx);
       const item = await deleteItem(ctx.services, ctx.principal, p.id, ctx.params.item_id!);
@@ -179,6 +248,7 @@ export const knowledgeRoutes = [
     method: 'POST',
     path: `${P}/query`,
     auth: 'key',
+    response: z.object({ query: z.string(), results: z.array(Chunk), total: int, limit: int }),
     body: QueryBody,
     async handler(ctx) {
       const p = await project(ctx);
@@ -198,6 +268,7 @@ export const knowledgeRoutes = [
     method: 'GET',
     path: `${P}/items/:item_id/diff`,
     auth: 'key',
+    response: Diff,
     query: DiffQuery,
     async handler(ctx) {
       const p = await project(ctx);
@@ -209,6 +280,8 @@ export const knowledgeRoutes = [
     method: 'POST',
     path: `${P}/items/:item_id/reindex`,
     auth: 'key',
+    response: z.object({ item_id: z.string(), version_id: z.string(), version_number: int, status: z.enum(ITEM_STATUSES) }),
+    doc: { status: 202 },
     async handler(ctx) {
       const p = await project(ctx);
       const { item, version } = await reindexItem(ctx.services, ctx.principal, p.id, ctx.params.item_id!);
@@ -219,6 +292,8 @@ export const knowledgeRoutes = [
     method: 'POST',
     path: `${P}/uploads`,
     auth: 'key',
+    response: Upload.extend({ upload_url: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()), body_format: z.string(), created: z.boolean() }),
+    doc: { status: 201 },
     body: IssueUploadBody,
     async handler(ctx) {
       const p = await project(ctx);
@@ -240,6 +315,7 @@ export const knowledgeRoutes = [
     method: 'PUT',
     path: `${P}/uploads/:upload_id/content`,
     auth: 'public',
+    response: Upload,
     body: UploadContentBody,
     query: UploadContentQuery,
     async handler(ctx) {
@@ -251,6 +327,7 @@ export const knowledgeRoutes = [
     method: 'POST',
     path: `${P}/uploads/:upload_id/complete`,
     auth: 'key',
+    response: Upload.extend({ item: Item, version_id: z.string().nullable() }),
     body: CompleteBody,
     async handler(ctx) {
       const p = await project(ctx);

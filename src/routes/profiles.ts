@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/accounts/profiles.js';
 import { invalidInput, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
-import { fidelity } from './schemas.js';
+import { FIDELITIES } from '../../workers/shared/fidelity.js';
+import { fidelity, int, isoTime } from './schemas.js';
 
 function profileResponse(row: ProfileRow) {
   return {
@@ -16,6 +17,17 @@ function profileResponse(row: ProfileRow) {
     updated_at: row.updated_at,
   };
 }
+
+const Profile = z.object({
+  id: int,
+  name: z.string(),
+  description: z.string().nullable(),
+  fidelity: z.enum(FIDELITIES),
+  skeleton_ratio: z.number().nullable(),
+  chunk_size: int.nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
 
 const fields = {
   name: z.string().trim().min(1).max(100),
@@ -60,6 +72,7 @@ export const profileRoutes = [
     method: 'GET',
     path: '/v1/profiles',
     auth: 'key',
+    response: z.object({ profiles: z.array(Profile), total: int }),
     async handler({ principal, services }) {
       const rows = await listProfiles(services.db, principal.userId);
       return { body: { profiles: rows.map(profileResponse), total: rows.length } };
@@ -70,6 +83,8 @@ export const profileRoutes = [
     path: '/v1/profiles',
     auth: 'key',
     body: CreateProfileBody,
+    response: Profile,
+    doc: { status: 201 },
     async handler({ body, principal, services }) {
       return { status: 201, body: profileResponse(await createProfile(services.db, principal.userId, body)) };
     },
@@ -78,6 +93,7 @@ export const profileRoutes = [
     method: 'GET',
     path: '/v1/profiles/:profile_id',
     auth: 'key',
+    response: Profile,
     async handler({ params, principal, services }) {
       const id = profileId(params.profile_id);
       const row = await getProfile(services.db, principal.userId, id);
@@ -90,6 +106,7 @@ export const profileRoutes = [
     path: '/v1/profiles/:profile_id',
     auth: 'key',
     body: UpdateProfileBody,
+    response: Profile,
     async handler({ body, params, principal, services }) {
       const id = profileId(params.profile_id);
       const row = await updateProfile(services.db, principal.userId, id, body);
@@ -101,6 +118,7 @@ export const profileRoutes = [
     method: 'DELETE',
     path: '/v1/profiles/:profile_id',
     auth: 'key',
+    doc: { status: 204 },
     async handler({ params, principal, services }) {
       const id = profileId(params.profile_id);
       if (!(await deleteProfile(services.db, principal.userId, id))) throw profileNotFound(id);
