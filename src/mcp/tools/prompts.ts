@@ -9,6 +9,26 @@ import { invalidInput } from '../../domain/errors.js';
 import { scopeOf } from '../../domain/memory/memories.js';
 import { defineTool } from '../tool.js';
 import { experimentTools } from './experiments.js';
+import { int } from './outputsB.js';
+
+/** templateResponse plus versionResponse, as create, get and update answer. */
+const templateOut = z.looseObject({
+  template_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  latest_version: int,
+  labels: z.record(z.string(), int),
+  created_at: z.string().nullable(),
+  updated_at: z.string().nullable(),
+});
+const withVersion = templateOut.extend({
+  version: int,
+  version_id: z.string(),
+  body: z.string(),
+  variables: z.array(z.looseObject({ name: z.string(), type: z.string(), required: z.boolean() })),
+  note: z.string().nullable(),
+});
+const labelMove = z.looseObject({ label: z.enum(LABELS), from_version: int.nullable(), to_version: int, moved_at: z.string() });
 
 const SCOPE_NOTE = "Scoped to the caller and the key's project (an unbound key uses the user's own scope).";
 const templateId = z.string().uuid().describe('template_id returned by create_prompt_template or list_prompt_templates');
@@ -43,6 +63,7 @@ const ref = (a: { version?: number; label?: (typeof LABELS)[number] }): VersionR
 const templateTools = [
   defineTool({
     name: 'create_prompt_template',
+    output: withVersion.extend({ template_tokens: int }),
     scope: 'mcp:write',
     advisory: true,
     description: `Creates a prompt template (Mustache, logic-less) as version 1. Variables are declared with types or inferred from the template; invalid syntax, partials, undeclared or unused declared variables are errors. Names are unique per scope. ${SCOPE_NOTE}`,
@@ -56,6 +77,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'get_prompt_template',
+    output: withVersion.extend({ versions: z.array(z.looseObject({ version: int, note: z.string().nullable(), created_at: z.string() })), label_history: z.array(labelMove) }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -81,6 +103,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'list_prompt_templates',
+    output: z.looseObject({ templates: z.array(templateOut), total: int, next_cursor: z.string().nullable() }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -97,6 +120,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'update_prompt_template',
+    output: withVersion.extend({ template_tokens: int }),
     scope: 'mcp:write',
     advisory: true,
     description: `Saves a new version of a prompt template (versions are immutable; labels do not move). A new template text without variables re-infers them; variables alone re-declare the latest text's. ${SCOPE_NOTE}`,
@@ -111,6 +135,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'render_prompt_template',
+    output: z.looseObject({ template_id: z.string(), version: int, label: z.enum(LABELS).nullable(), rendered: z.string(), tokens: int, tokenizer: z.string() }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -126,6 +151,7 @@ const templateTools = [
   }),
   defineTool({
     name: 'deploy_prompt_version',
+    output: labelMove.extend({ template_id: z.string(), labels: z.record(z.string(), int) }),
     scope: 'mcp:write',
     advisory: true,
     description: `Points a label (production, staging or canary) at a version. The move is atomic (the template is locked while it happens) and audited: who, when, from which version, to which. ${SCOPE_NOTE}`,
@@ -137,6 +163,15 @@ const templateTools = [
   }),
   defineTool({
     name: 'compare_prompt_versions',
+    output: z.looseObject({
+      template_id: z.string(),
+      from_version: int,
+      to_version: int,
+      compared: z.enum(['rendered', 'template']),
+      diff: z.string(),
+      identical: z.boolean(),
+      models: z.array(z.looseObject({ model: z.string(), from_tokens: int, to_tokens: int, token_delta: int, cost_delta_usd: z.number().nullable() })),
+    }),
     scope: 'mcp:read',
     advisory: true,
     readOnly: true,
@@ -165,6 +200,18 @@ const templateTools = [
   }),
   defineTool({
     name: 'generate_rewrite_prompt',
+    output: z.looseObject({
+      template_id: z.string(),
+      version: int,
+      rewritten_prompt: z.string(),
+      original_tokens: int,
+      rewritten_tokens: int,
+      tokens_saved: int,
+      savings_percent: z.number(),
+      fidelity: z.string().nullable(),
+      variables_kept: z.boolean(),
+      saved_version: int.nullable(),
+    }),
     scope: 'mcp:write',
     advisory: false,
     description: `A shorter equivalent of a template version from the text compression engine, with the tokens saved. Every {{variable}} and section tag is kept: a compression that loses one is retried at a gentler fidelity, and when none keeps them all the original is returned with tokens_saved 0. save: true stores the result as a new version. ${SCOPE_NOTE}`,

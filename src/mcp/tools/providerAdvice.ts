@@ -4,10 +4,23 @@ import { providerProfile } from '../../domain/advice/providerProfile.js';
 import { CACHE_PROVIDERS } from '../../domain/cacheAdvisory/rules.js';
 import { resourceHealth } from '../../domain/health/resources.js';
 import { defineTool } from '../tool.js';
+import { anyObject, fidelity, int } from './outputsB.js';
+
+const level = z.enum(['ok', 'warning', 'critical']);
 
 export const providerAdviceTools = [
   defineTool({
     name: 'get_provider_profile',
+    output: z.looseObject({
+      kind: z.enum(['model', 'provider']),
+      provider: z.enum(CACHE_PROVIDERS),
+      model: z.string().optional(),
+      context_window: int.nullable().optional(),
+      pricing: anyObject.nullable().optional(),
+      models: z.array(z.looseObject({ model: z.string(), context_window: int.nullable() })).optional(),
+      tokenizer: z.looseObject({ name: z.string(), exact: z.boolean() }),
+      caching: anyObject,
+    }),
     readOnly: true,
     advisory: true,
     description:
@@ -22,6 +35,19 @@ export const providerAdviceTools = [
   }),
   defineTool({
     name: 'advise_context',
+    output: z.looseObject({
+      context_window: int,
+      used_tokens: int,
+      usage_percent: z.number(),
+      level: z.string(),
+      actions: z.array(
+        z.looseObject({ index: int, id: z.string().nullable(), action: z.enum(['drop', 'compress', 'summarise']), fidelity: fidelity.nullable(), tokens_after: int, saves: int, reason: z.string() }),
+      ),
+      tokens_saved: int,
+      projected_tokens: int,
+      projected_percent: z.number(),
+      recommendations: z.array(z.string()),
+    }),
     readOnly: true,
     advisory: true,
     description:
@@ -51,6 +77,15 @@ export const providerAdviceTools = [
   }),
   defineTool({
     name: 'check_resource_health',
+    output: z.looseObject({
+      status: z.enum(['healthy', 'degraded', 'unhealthy']),
+      serving: z.boolean(),
+      version: z.string(),
+      uptime_seconds: int,
+      components: z.record(z.string(), z.looseObject({ level: level.optional() })),
+      recommendations: z.array(z.string()),
+      checked_at: z.string(),
+    }),
     readOnly: true,
     advisory: true,
     description:

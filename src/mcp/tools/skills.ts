@@ -7,6 +7,26 @@ import {
 } from '../../domain/community/skills.js';
 import { ACCEPTABLE_VERDICTS } from '../../../workers/shared/skillVerdicts.js';
 import { defineTool } from '../tool.js';
+import { int } from './outputsB.js';
+
+const verdict = z.enum(['SAFE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
+const findings = z.array(z.looseObject({ rule: z.string(), severity: z.string(), line: int, message: z.string() }));
+/** skillResponse as a result (body only from gc_skill_get). */
+const skillOut = z.looseObject({
+  skill_id: z.string(),
+  name: z.string(),
+  tagline: z.string(),
+  category: z.enum(SKILL_CATEGORIES),
+  body: z.string().optional(),
+  install_snippet: z.string().nullable(),
+  status: z.enum(['draft', 'published']),
+  visibility: z.enum(['private', 'published']),
+  owned: z.boolean(),
+  enabled: z.boolean(),
+  enabled_at: z.string().nullable(),
+  scan: z.looseObject({ score: z.number(), verdict, acceptable: z.boolean(), findings }),
+  created_at: z.string().nullable(),
+});
 
 const skillId = z.string().uuid().describe('skill_id returned by gc_skill_author or gc_skill_list');
 const name = z.string().trim().min(1).max(80);
@@ -18,6 +38,7 @@ const VISIBILITY = "Visible: published skills and the caller's own; another user
 export const skillTools = [
   defineTool({
     name: 'gc_skill_scan',
+    output: z.looseObject({ score: z.number(), verdict, findings, counts: z.record(z.string(), int), scanner_version: z.string(), acceptable: z.boolean() }),
     advisory: true,
     readOnly: true,
     description:
@@ -37,6 +58,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_author',
+    output: skillOut.extend({ saved: z.literal(true) }),
     scope: 'mcp:write',
     advisory: true,
     description:
@@ -57,6 +79,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_get',
+    output: skillOut,
     advisory: true,
     readOnly: true,
     scope: 'mcp:read',
@@ -69,6 +92,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_list',
+    output: z.looseObject({ scope: z.enum(['available', 'enabled']), skills: z.array(skillOut), total: int, next_cursor: z.string().nullable() }),
     advisory: true,
     readOnly: true,
     scope: 'mcp:read',
@@ -89,6 +113,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_enable',
+    output: z.looseObject({ skill_id: z.string(), enabled: z.literal(true), changed: z.boolean(), enabled_at: z.string() }),
     scope: 'mcp:write',
     advisory: true,
     description: `Enables a skill for the caller: a published skill, or the caller's own private one, whose persisted scan verdict is acceptable (else error scan_verdict_unacceptable). Enabling an enabled skill changes nothing (changed false). ${VISIBILITY}`,
@@ -100,6 +125,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_skill_disable',
+    output: z.looseObject({ skill_id: z.string(), enabled: z.literal(false), changed: z.boolean() }),
     scope: 'mcp:write',
     advisory: true,
     description: `Disables a skill for the caller. Disabling a skill that is not enabled is a no-op (changed false). ${VISIBILITY}`,
@@ -111,6 +137,7 @@ export const skillTools = [
   }),
   defineTool({
     name: 'gc_publish_post',
+    output: z.looseObject({ post_id: z.string(), slug: z.string(), title: z.string(), status: z.string(), created_at: z.string().nullable() }),
     scope: 'mcp:write',
     advisory: true,
     description: `Publishes a community post (Markdown body, optional title: else the first heading or line). Returns id, slug and status draft: every post starts as a draft and appears in the feed (GET /v1/community/feed) only after a moderator approves it.`,
