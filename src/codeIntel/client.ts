@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { CodeIndexInfo, CodeIndexRequest, QueryMethod, StoredFile } from '../../workers/codeIntel/indexThread.js';
-import type { ApplyStats } from '../../workers/codeIntel/repoIndex.js';
+import type { ApplyStats } from '../../workers/codeIntel/store.js';
 import { packageRoot } from '../lib/root.js';
 import { ThreadClient } from '../pool/threadClient.js';
 

@@ -5,7 +5,7 @@ import { invalidInput, notFound, unavailable } from '../domain/errors.js';
 import type { Logger } from '../lib/log.js';
 import type { Db } from '../store/db.js';
 import type { QueryMethod, StoredFile } from '../../workers/codeIntel/indexThread.js';
-import type { ApplyStats } from '../../workers/codeIntel/repoIndex.js';
+import type { ApplyStats } from '../../workers/codeIntel/store.js';
 import type { RepoFileAnalysed } from '../../workers/codeIntel/tasks.js';
 import { CodeIndexClient, CodeThreadError } from './client.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';

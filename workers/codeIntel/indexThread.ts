@@ -5,7 +5,8 @@
 // restart rebuilds from the database without parsing anything.
 import { parentPort } from 'node:worker_threads';
 import type { FileAnalysis } from '../code/types.js';
-import { RepoIndex, type ApplyStats } from './repoIndex.js';
+import { RepoIndex } from './repoIndex.js';
+import type { ApplyStats } from './store.js';
 import { UnitVectors } from './semantic.js';
 
 export interface StoredFile {

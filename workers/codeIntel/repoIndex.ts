@@ -1,67 +1,28 @@
-// One project's repository index, held in memory by the code-intelligence thread (indexThread.ts).
-// It keeps every file's analysis (parsed once, in the pool) and the cross-file unit graph of the
-// code engine (workers/code: unit table, import resolution, call/reference edges, PageRank), and
-// updates the graph incrementally: a changed or deleted file recomputes only the edges a change
-// can move (see apply()).
-import { reach, resolveFocus } from '../code/blast.js';
-import { Bm25Postings, words } from '../code/bm25.js';
-import { CodeIndex, type DefInfo } from '../code/codeindex.js';
-import type { CodeUnit } from '../code/types.js';
+// One project's repository index as the code-intelligence thread (indexThread.ts) asks it: the
+// storage and incremental graph of store.ts, and one method per query, each delegating to the
+// module of its concept (resolve, refs, queries, editPlan, findings, graphViews, textViews).
+import { reach } from '../code/blast.js';
+import { words } from '../code/bm25.js';
+import type { DefInfo } from '../code/codeindex.js';
 import { BlastRadiusInputError } from '../code/errors.js';
-import { adjacency, CODE_PAGERANK, unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
-import { importResolver, resolveImports, type FileImports, type ImportResolution } from '../code/resolve.js';
-import { unitPagerank } from './rank.js';
-import { SEARCH_RRF_WEIGHTS, unitText } from './semantic.js';
+import { adjacency, CODE_PAGERANK } from '../code/graph.js';
+import { SEARCH_RRF_WEIGHTS } from './semantic.js';
 import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { structuralFromIndex } from '../code/structural.js';
 import { renderBudget, signatureText } from '../code/render.js';
-import { computeLineStarts, indentAt } from '../code/text.js';
+import { indentAt } from '../code/text.js';
 import { countTokens } from '../shared/tokens.js';
 import { toGraphml, toHtml } from './exports.js';
 import { pagerank } from '../shared/pagerank.js';
 import { PACKS, rulesOf, SCAN_VERSION, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
-import { moduleGaps, type RepoFileAnalysis } from './tasks.js';
+import type { RepoFileAnalysis } from './tasks.js';
+import { clip, IndexStore } from './store.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
 const MAX_CANDIDATES = 4;
-/** The index's graph also links functions passed as values and own-class members read as properties. */
-const VALUE_REFS = { valueRefs: true } as const;
+
 /** gc_refs counts unresolved uses of a name up to this many. */
 const UNRESOLVED_SCAN_MAX = 500;
-
-/** An edge stored with its source file: target by (path, local unit index), so file order may change. */
-interface LocalEdge {
-  from: number;
-  toSlot: FileSlot;
-  to: number;
-  kind: 'call' | 'reference';
-  weight: number;
-}
-
-interface FileSlot {
-  analysis: RepoFileAnalysis;
-  /** Out-edges of this file's units (local indexes). */
-  edges: LocalEdge[];
-  /** Names this file's units call or mention (for incremental invalidation). */
-  uses: Set<string>;
-  /** Resolved imports as last computed (a change marks the file for edge recomputation). */
-  importKey: string;
-  /** Global index of this file's first unit in the current table. */
-  base: number;
-  /** This file's units as the table holds them (parents global); null: to be built. */
-  global: CodeUnit[] | null;
-  /** `edges` as the table's UnitEdge objects (global indexes), kept in step with `base`. */
-  globalEdges: UnitEdge[];
-}
-
-export interface ApplyStats {
-  files: number;
-  units: number;
-  edges: number;
-  /** Files whose edges were recomputed. */
-  recomputed_files: number;
-  ms: number;
-}
 
 export interface RefEntry extends DefInfo {
   via: 'call' | 'reference';
@@ -107,274 +68,13 @@ function viaReceiver(text: string, at: number): boolean {
 /** `a.localeCompare(b)` (the same collation), without a collator built per call: sorts of thousands of names. */
 const COLLATE = new Intl.Collator().compare;
 
-const clip = (s: string | null, n = 400): string | null => (s === null ? null : s.length > n ? `${s.slice(0, n)}…` : s);
-
-/**
- * What changed between a file's old and new units as other files' name resolution sees it: the
- * names whose definitions here differ (a unit added or removed, its kind or export changed), and
- * old local index -> new local index for the units that stayed (matched by qualified name, kind
- * and occurrence), or null when nothing moved.
- */
-export function diffUnits(before: CodeUnit[], after: CodeUnit[]): { changed: Set<string>; remap: Int32Array | null } {
-  const ids = (units: CodeUnit[]) => {
-    const count = new Map<string, number>();
-    return units.map((u) => {
-      const k = `${u.qualified}\u0001${u.kind}`;
-      const n = count.get(k) ?? 0;
-      count.set(k, n + 1);
-      return `${k}\u0001${n}`;
-    });
-  };
-  const oldIds = ids(before);
-  const newIds = ids(after);
-  const sigs = (units: CodeUnit[], keys: string[]) => {
-    const m = new Map<string, string[]>();
-    units.forEach((u, j) => {
-      let list = m.get(u.name);
-      if (!list) m.set(u.name, (list = []));
-      list.push(`${keys[j]}\u0001${u.exported ? 1 : 0}`);
-    });
-    return new Map([...m].map(([n, l]) => [n, l.sort().join('\u0002')]));
-  };
-  const a = sigs(before, oldIds);
-  const b = sigs(after, newIds);
-  const changed = new Set<string>();
-  for (const [n, sig] of a) if (b.get(n) !== sig) changed.add(n);
-  for (const n of b.keys()) if (!a.has(n)) changed.add(n);
-  const at = new Map(newIds.map((k, j) => [k, j]));
-  const remap = new Int32Array(before.length);
-  let moved = false;
-  oldIds.forEach((k, j) => {
-    const to = at.get(k) ?? -1;
-    remap[j] = to;
-    if (to !== j) moved = true;
-  });
-  return { changed, remap: moved ? remap : null };
-}
-
-export class RepoIndex {
-  private readonly files = new Map<string, FileSlot>();
-  private resolver: ((a: RepoFileAnalysis, f: number) => FileImports) | null = null;
-  private lastImports: ImportResolution | null = null;
-  /** name -> paths of files whose units call or mention it. */
-  private readonly users = new Map<string, Set<string>>();
-  private index: CodeIndex = new CodeIndex([], { table: unitTable([]), imports: resolveImports([]), edges: [] });
-  private lineStarts = new Map<number, number[]>();
-  private gaps = new Map<number, Array<[number, number]>>();
-  private children: number[][] | null = null;
-  private idOf: Map<string, number> | null = null;
-  private bm25Index: Bm25Postings | null = null;
-  private unitTexts: string[] | null = null;
-  generation = -1;
-
-  get size(): { files: number; units: number; edges: number } {
-    return { files: this.index.paths.length, units: this.index.units.length, edges: this.index.edges.length };
-  }
-
-  get code(): CodeIndex {
-    return this.index;
-  }
-
-  /**
-   * Replaces (or adds) files and removes deleted ones, then rebuilds the unit table and import
-   * resolution (cheap, linear) and recomputes edges only for files that can be affected:
-   * the changed files, files whose resolved imports changed, and files that use a name the
-   * changed or deleted files define (before or after the change). The result equals a full build.
-   */
-  apply(upserts: RepoFileAnalysis[], deleted: string[]): ApplyStats {
-    const t0 = performance.now();
-    const names = new Set<string>();
-    const dirty = new Set<string>();
-    /** Per changed path: old local unit index -> new one (-1: gone), for edges other files keep into it. */
-    const remaps = new Map<FileSlot, Int32Array>();
-    const upserted = new Set<string>();
-    let pathsChanged = false;
-    const forget = (path: string) => {
-      const old = this.files.get(path);
-      if (!old) return;
-      for (const n of old.uses) this.users.get(n)?.delete(path);
-    };
-    for (const path of deleted) {
-      const old = this.files.get(path);
-      if (!old) continue;
-      for (const u of old.analysis.units) names.add(u.name);
-      forget(path);
-      this.files.delete(path);
-      pathsChanged = true;
-    }
-    for (const a of upserts) {
-      const prev = this.files.get(a.path);
-      if (prev) {
-        // Only names whose definitions here changed in what other files' resolution sees (which
-        // units, their kind and export) can move other files' edges; the rest are remapped.
-        const { changed, remap } = diffUnits(prev.analysis.units, a.units);
-        for (const n of changed) names.add(n);
-        if (remap) remaps.set(prev, remap);
-      } else {
-        for (const u of a.units) names.add(u.name);
-        pathsChanged = true;
-      }
-      forget(a.path);
-      const uses = new Set<string>();
-      for (const u of a.units) {
-        for (const c of u.calls) uses.add(c);
-        for (const id of u.identifiers) uses.add(id);
-      }
-      for (const c of a.module?.calls ?? []) uses.add(c);
-      for (const id of a.module?.identifiers ?? []) uses.add(id);
-      for (const n of uses) {
-        let set = this.users.get(n);
-        if (!set) this.users.set(n, (set = new Set()));
-        set.add(a.path);
-      }
-      if (prev) {
-        prev.analysis = a;
-        prev.uses = uses;
-        prev.importKey = '\u0000';
-        prev.global = null;
-      } else this.files.set(a.path, { analysis: a, edges: [], uses, importKey: '\u0000', base: -1, global: null, globalEdges: [] });
-      dirty.add(a.path);
-      upserted.add(a.path);
-    }
-    for (const n of names) for (const p of this.users.get(n) ?? []) dirty.add(p);
-    // Edges of files not recomputed keep pointing at the same definitions in a changed file.
-    if (remaps.size > 0) {
-      for (const [path, s] of this.files) {
-        if (dirty.has(path)) continue;
-        for (const e of s.edges) {
-          const r = remaps.get(e.toSlot);
-          if (r) e.to = r[e.to]!;
-        }
-      }
-    }
-    const slots = [...this.files.values()];
-    const analyses = slots.map((s) => s.analysis);
-    // The unit table: each file keeps its units with global parents; a file whose first unit moved
-    // only has its parents shifted, a changed file is copied again.
-    const units: CodeUnit[] = [];
-    const fileOf: number[] = [];
-    const byName = new Map<string, number[]>();
-    let offset = 0;
-    slots.forEach((s, f) => {
-      const local = s.analysis.units;
-      if (!s.global) s.global = local.map((u) => (u.parent >= 0 ? { ...u, parent: u.parent + offset } : u));
-      else if (s.base !== offset) for (let j = 0; j < local.length; j++) if (local[j]!.parent >= 0) s.global[j]!.parent = local[j]!.parent + offset;
-      s.base = offset;
-      for (let j = 0; j < local.length; j++) {
-        const u = s.global[j]!;
-        units.push(u);
-        fileOf.push(f);
-        const list = byName.get(u.name);
-        if (list) list.push(offset + j);
-        else byName.set(u.name, [offset + j]);
-      }
-      offset += local.length;
-    });
-    const table = { units, fileOf, byName };
-    // Import resolution: whole when the set of paths changed, else again for the changed files only.
-    let imports: ImportResolution;
-    if (pathsChanged || !this.resolver || !this.lastImports) {
-      this.resolver = importResolver(analyses);
-      imports = resolveImports(analyses);
-    } else {
-      const prev = this.lastImports;
-      imports = { imports: prev.imports.slice(), importedNames: prev.importedNames.slice(), perFile: prev.perFile.slice(), languages: prev.languages.slice(), dirs: prev.dirs };
-      slots.forEach((s, f) => {
-        if (!upserted.has(s.analysis.path)) return;
-        const r = this.resolver!(s.analysis, f);
-        imports.imports[f] = r.set;
-        imports.importedNames[f] = r.names;
-        imports.perFile[f] = { path: s.analysis.path, resolved: r.resolved, unresolved: r.unresolved };
-        imports.languages[f] = s.analysis.language;
-      });
-    }
-    this.lastImports = imports;
-    slots.forEach((s, f) => {
-      if (!pathsChanged && !upserted.has(s.analysis.path)) return;
-      const key = imports.perFile[f]!.resolved.join('\n');
-      if (key !== s.importKey) {
-        s.importKey = key;
-        dirty.add(s.analysis.path);
-      }
-    });
-    let recomputed = 0;
-    const scratch: UnitEdge[] = [];
-    for (const s of slots) {
-      if (!dirty.has(s.analysis.path)) continue;
-      recomputed++;
-      const base = s.base;
-      scratch.length = 0;
-      for (let j = 0; j < s.analysis.units.length; j++) unitEdges(table, imports, base + j, scratch, VALUE_REFS);
-      s.edges = scratch.map((e) => {
-        const toSlot = slots[table.fileOf[e.to]!]!;
-        return { from: e.from - base, toSlot, to: e.to - toSlot.base, kind: e.kind, weight: e.weight };
-      });
-      s.globalEdges = s.edges.map((e) => ({ from: base + e.from, to: e.toSlot.base + e.to, kind: e.kind, weight: e.weight }));
-    }
-    // The edge list: each file's edge objects, indexes brought up to date where files moved.
-    const edges: UnitEdge[] = [];
-    for (const s of slots) {
-      const base = s.base;
-      const ge = s.globalEdges;
-      for (let k = 0; k < ge.length; k++) {
-        const e = s.edges[k]!;
-        const g = ge[k]!;
-        g.from = base + e.from;
-        g.to = e.toSlot.base + e.to;
-        edges.push(g);
-      }
-    }
-    this.index = new CodeIndex(analyses, { table, imports, edges, pagerank: unitPagerank });
-    this.lineStarts = new Map();
-    this.gaps = new Map();
-    this.children = null;
-    this.idOf = null;
-    this.fileOfPath = null;
-    this.bm25Index = null;
-    this.unitTexts = null;
-    this.reverseAdj = null;
-    // Both index into the previous table and edge list (a file's unit count may change without the totals they checked).
-    this.unitOffsets = null;
-    this.outgoing = null;
-    return { ...this.size, recomputed_files: recomputed, ms: Math.round((performance.now() - t0) * 10) / 10 };
-  }
-
-  // ---- helpers ----
-
-  private linesOf(f: number): number[] {
-    let ls = this.lineStarts.get(f);
-    if (!ls) this.lineStarts.set(f, (ls = computeLineStarts(this.index.analyses[f]!.content)));
-    return ls;
-  }
-
-  private lineAt(f: number, offset: number): number {
-    const ls = this.linesOf(f);
-    let lo = 0;
-    let hi = ls.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (ls[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  }
-
-  private childrenOf(i: number): number[] {
-    if (!this.children) {
-      this.children = Array.from({ length: this.index.units.length }, () => []);
-      this.index.units.forEach((u, j) => {
-        if (u.parent >= 0) this.children![u.parent]!.push(j);
-      });
-    }
-    return this.children[i]!;
-  }
-
+export class RepoIndex extends IndexStore {
   /** Lines of unit i that mention `name` as a whole word, outside its nested definitions. */
   private mentionLines(i: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
-    const u = this.index.units[i]!;
-    const f = this.index.table.fileOf[i]!;
-    const text = this.index.analyses[f]!.content;
-    const skip = this.childrenOf(i).map((c) => [this.index.units[c]!.start, this.index.units[c]!.end] as const);
+    const u = this.code.units[i]!;
+    const f = this.code.table.fileOf[i]!;
+    const text = this.code.analyses[f]!.content;
+    const skip = this.look.childrenOf(i).map((c) => [this.code.units[c]!.start, this.code.units[c]!.end] as const);
     const out: number[] = [];
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
@@ -383,7 +83,7 @@ export class RepoIndex {
     for (let m = re.exec(text); m && m.index < u.end; m = re.exec(text)) {
       if (skip.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
       if (inComment(text, m.index) || (receiverOnly && !viaReceiver(text, m.index)) || (accept && !accept(text, m.index))) continue;
-      const line = this.lineAt(f, m.index);
+      const line = this.look.lineAt(f, m.index);
       if (out[out.length - 1] !== line) out.push(line);
       if (out.length >= max) break;
     }
@@ -392,9 +92,8 @@ export class RepoIndex {
 
   /** Lines of module-level code (outside definitions and imports) of file f that mention `name`. */
   private moduleLines(f: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
-    const a = this.index.analyses[f]! as RepoFileAnalysis;
-    let gaps = this.gaps.get(f);
-    if (!gaps) this.gaps.set(f, (gaps = moduleGaps(a)));
+    const a = this.code.analyses[f]! as RepoFileAnalysis;
+    const gaps = this.look.gapsOf(f);
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
     const out: number[] = [];
@@ -402,23 +101,12 @@ export class RepoIndex {
       re.lastIndex = s;
       for (let m = re.exec(a.content); m && m.index < e; m = re.exec(a.content)) {
         if (inComment(a.content, m.index) || (receiverOnly && !viaReceiver(a.content, m.index)) || (accept && !accept(a.content, m.index))) continue;
-        const line = this.lineAt(f, m.index);
+        const line = this.look.lineAt(f, m.index);
         if (out[out.length - 1] !== line) out.push(line);
         if (out.length >= max) return out;
       }
     }
     return out;
-  }
-
-  info(i: number): DefInfo {
-    const d = this.index.info(i);
-    return { ...d, signature: clip(d.signature, 600)!, doc: clip(d.doc) };
-  }
-
-  private fileOfPath: Map<string, number> | null = null;
-  private pathIndex(path: string): number {
-    if (!this.fileOfPath || this.fileOfPath.size !== this.index.paths.length) this.fileOfPath = new Map(this.index.paths.map((p, f) => [p, f]));
-    return this.fileOfPath.get(path) ?? -1;
   }
 
   /** Unit indexes a symbol names: an id or `path:name` by map lookups (O(1)), other forms as the code engine resolves them. */
@@ -428,28 +116,28 @@ export class RepoIndex {
     if (byId >= 0) return [byId];
     const colon = /^(.+\.[A-Za-z0-9]+)[:#](.+)$/.exec(s);
     if (colon) {
-      const f = this.pathIndex(colon[1]!);
+      const f = this.look.pathIndex(colon[1]!);
       if (f >= 0) {
         const inner = colon[2]!.replace(/::/g, '.');
         const dot = inner.lastIndexOf('.');
         const name = dot > 0 ? inner.slice(dot + 1) : inner;
         const container = dot > 0 ? inner.slice(0, dot) : null;
-        return (this.index.table.byName.get(name) ?? []).filter((i) => {
-          if (this.index.table.fileOf[i] !== f) return false;
+        return (this.code.table.byName.get(name) ?? []).filter((i) => {
+          if (this.code.table.fileOf[i] !== f) return false;
           if (container === null) return true;
-          const c = this.index.units[i]!.container?.replace(/::/g, '.');
+          const c = this.code.units[i]!.container?.replace(/::/g, '.');
           return c === container || (c != null && c.endsWith(`.${container}`));
         });
       }
     }
-    return this.index.resolve(s);
+    return this.code.resolve(s);
   }
 
   private fileIndex(path: string): number {
     const p = path.replace(/\\/g, '/').replace(/^\.\//, '');
-    const exact = this.pathIndex(p);
+    const exact = this.look.pathIndex(p);
     if (exact >= 0) return exact;
-    const hits = this.index.paths.flatMap((q, f) => (q.endsWith(`/${p}`) ? [f] : []));
+    const hits = this.code.paths.flatMap((q, f) => (q.endsWith(`/${p}`) ? [f] : []));
     return hits.length === 1 ? hits[0]! : -1;
   }
 
@@ -458,7 +146,7 @@ export class RepoIndex {
    * the files it imports, names it imports explicitly, then the language's implicit scope.
    */
   private resolveFrom(f: number, name: string): number[] {
-    const { table, imports } = this.index;
+    const { table, imports } = this.code;
     const own = table.byName.get(name) ?? [];
     if (own.length === 0) return [];
     const sameFile = own.filter((c) => table.fileOf[c] === f);
@@ -472,15 +160,13 @@ export class RepoIndex {
     return [];
   }
 
-  // ---- queries (each returns plain JSON-safe data) ----
-
   defs(symbol: string, from: string | null, limit: number) {
     let hits: number[];
     let scope: string | null = null;
     if (from && /^[A-Za-z_$][\w$]*$/.test(symbol.trim())) {
       const f = this.fileIndex(from);
       if (f < 0) return { symbol, from, definitions: [], total: 0, ambiguous: false, not_found: true, reason: `no indexed file ${from}` };
-      scope = this.index.paths[f]!;
+      scope = this.code.paths[f]!;
       hits = this.resolveFrom(f, symbol.trim());
     } else hits = this.resolve(symbol);
     return {
@@ -499,18 +185,18 @@ export class RepoIndex {
    * the declaring file and in files importing it, outside other interface and type declarations.
    */
   private literalMembers(t: number, out: RefEntry[]): void {
-    const { units, table, imports } = this.index;
+    const { units, table, imports } = this.code;
     const u = units[t]!;
     if (u.parent < 0 || (units[u.parent]!.kind !== 'interface' && units[u.parent]!.kind !== 'type')) return;
     const ft = table.fileOf[t]!;
-    if (!['javascript', 'typescript', 'tsx'].includes(this.index.analyses[ft]!.language)) return;
+    if (!['javascript', 'typescript', 'tsx'].includes(this.code.analyses[ft]!.language)) return;
     const name = u.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const re = new RegExp(`(?:^[ \\t]*(?:async[ \\t]+)?${name}[ \\t]*\\(.*\\)[ \\t]*(?::[^=\\n]*)?\\{[ \\t]*$|(?:^|[{,])[ \\t]*${name}[ \\t]*:(?!:))`, 'gm');
-    for (let f = 0; f < this.index.analyses.length; f++) {
+    for (let f = 0; f < this.code.analyses.length; f++) {
       if (f !== ft && !imports.imports[f]!.has(ft)) continue;
-      const a = this.index.analyses[f]!;
+      const a = this.code.analyses[f]!;
       if (!a.content.includes(u.name)) continue;
-      const base = this.unitIndex(f, 0);
+      const base = this.look.unitIndex(f, 0);
       const byUnit = new Map<number, number[]>();
       for (let m = re.exec(a.content); m; m = re.exec(a.content)) {
         const at = m.index + m[0].indexOf(u.name);
@@ -520,7 +206,7 @@ export class RepoIndex {
           if (x.start <= at && at < x.end && (owner < 0 || x.start >= a.units[owner]!.start)) owner = j;
         });
         if (owner >= 0 && (a.units[owner]!.kind === 'interface' || a.units[owner]!.kind === 'type')) continue;
-        const line = this.lineAt(f, at);
+        const line = this.look.lineAt(f, at);
         let list = byUnit.get(owner);
         if (!list) byUnit.set(owner, (list = []));
         if (list[list.length - 1] !== line) list.push(line);
@@ -535,11 +221,11 @@ export class RepoIndex {
   refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
     const targets = this.resolve(symbol);
     const targetSet = new Set(targets);
-    const incoming = this.index.incomingEdges();
+    const incoming = this.code.incomingEdges();
     const out: RefEntry[] = [];
     const linked = new Set<number>();
-    const { units } = this.index;
-    const langOf = (t: number) => this.index.analyses[this.index.table.fileOf[t]!]!.language;
+    const { units } = this.code;
+    const langOf = (t: number) => this.code.analyses[this.code.table.fileOf[t]!]!.language;
     const receiverOnly = (t: number) => units[t]!.container !== null && units[t]!.kind === 'method' && RECEIVER_LANGS.has(langOf(t));
     const JS = new Set(['javascript', 'typescript', 'tsx']);
     // A JS/TS constructor is used where its class is instantiated: `new C(…)` sites of the class's uses.
@@ -562,7 +248,7 @@ export class RepoIndex {
     };
     const declaresLocal = (i: number, name: string) => {
       const u = units[i]!;
-      const text = this.index.analyses[this.index.table.fileOf[i]!]!.content.slice(u.start, u.end);
+      const text = this.code.analyses[this.code.table.fileOf[i]!]!.content.slice(u.start, u.end);
       const n = name.replace(/[$]/g, '\\$');
       return new RegExp(`\\b(?:const|let|var)\\s+(?:[\\[{][^=;]*?)?\\b${n}\\b`).test(text) || new RegExp(`[(,]\\s*${n}\\s*[?:,)=]`).test(u.signature);
     };
@@ -575,7 +261,7 @@ export class RepoIndex {
       const callsAll = accessor(t);
       const asValue = valueUse(t);
       for (const ei of incoming[ctor >= 0 ? ctor : t]!) {
-        const e = this.index.edges[ei]!;
+        const e = this.code.edges[ei]!;
         const via = callsAll ? 'call' : e.kind;
         if (!kinds.includes(via)) continue;
         linked.add(e.from);
@@ -587,7 +273,7 @@ export class RepoIndex {
         let accept: ((text: string, at: number) => boolean) | undefined = ctor >= 0 ? afterNew : asValue;
         if (e.kind === 'reference' && asValue && declaresLocal(e.from, name)) continue;
         // Resolved within its own class: reached as `this.x` / `self.x`, not `this.other.x`.
-        if (ctor < 0 && units[t]!.kind === 'method' && units[e.from]!.container === units[t]!.container && this.index.table.fileOf[e.from] === this.index.table.fileOf[t]) accept = viaSelf;
+        if (ctor < 0 && units[t]!.kind === 'method' && units[e.from]!.container === units[t]!.container && this.code.table.fileOf[e.from] === this.code.table.fileOf[t]) accept = viaSelf;
         const lines = this.mentionLines(e.from, name, 200, viaDot, accept);
         if (e.kind === 'reference' && lines.length === 0) continue;
         // A method named without a receiver is some other definition's name (a function, a variable): not this one.
@@ -608,9 +294,9 @@ export class RepoIndex {
       const t = ctor >= 0 ? ctor : t0;
       const name = units[t]!.name;
       for (const path of this.users.get(name) ?? []) {
-        const f = this.pathIndex(path);
+        const f = this.look.pathIndex(path);
         if (f < 0) continue;
-        const mod = (this.index.analyses[f] as RepoFileAnalysis).module;
+        const mod = (this.code.analyses[f] as RepoFileAnalysis).module;
         if (!mod) continue;
         const called = mod.calls.includes(name);
         if (!(called || (kinds.includes('reference') && mod.identifiers.includes(name)))) continue;
@@ -620,7 +306,7 @@ export class RepoIndex {
         if (!hits.includes(t)) continue;
         const lines = this.moduleLines(f, name, 200, ctor < 0 && receiverOnly(t), ctor >= 0 ? afterNew : valueUse(t));
         if (lines.length === 0) continue;
-        const a = this.index.analyses[f]!;
+        const a = this.code.analyses[f]!;
         out.push({
           id: `${path}#<module>`, path, kind: 'module', name: '<module>', qualified: '<module>', signature: '', doc: null,
           start_line: 1, end_line: a.lines, exported: false, via: ctor >= 0 ? 'call' : via, target: units[t0]!.id, lines, ambiguous: hits.length > 1, candidates: hits.length,
@@ -630,23 +316,23 @@ export class RepoIndex {
     out.sort((a, b) => a.path.localeCompare(b.path) || a.start_line - b.start_line);
     // Units that use the name but did not resolve to any of these definitions: said, not guessed.
     const unresolved: UnresolvedMention[] = [];
-    const names = new Set(targets.map((t) => this.index.units[t]!.name));
-    const { table } = this.index;
+    const names = new Set(targets.map((t) => this.code.units[t]!.name));
+    const { table } = this.code;
     let unresolvedTotal = 0;
     for (const name of names) {
       const files = this.users.get(name);
       if (!files) continue;
       const defs = table.byName.get(name) ?? [];
       for (const path of files) {
-        const f = this.pathIndex(path);
+        const f = this.look.pathIndex(path);
         if (f < 0 || unresolvedTotal >= UNRESOLVED_SCAN_MAX) continue;
-        this.index.analyses[f]!.units.forEach((u, j) => {
-          const i = this.unitIndex(f, j);
+        this.code.analyses[f]!.units.forEach((u, j) => {
+          const i = this.look.unitIndex(f, j);
           if (targetSet.has(i) || linked.has(i)) return;
           const uses = kinds.includes('reference') ? u.calls.includes(name) || u.identifiers.includes(name) : u.calls.includes(name);
           if (!uses) return;
           // Edges to another definition of the same name are that definition's references, not unresolved ones.
-          if (this.hasEdgeToName(i, name)) return;
+          if (this.look.hasEdgeToName(i, name)) return;
           unresolvedTotal++;
           if (unresolved.length < 20) {
             unresolved.push({ id: u.id, path, name: u.qualified, start_line: u.startLine, reason: defs.length > MAX_CANDIDATES ? 'too_many_candidates' : 'not_in_scope' });
@@ -656,7 +342,7 @@ export class RepoIndex {
     }
     return {
       symbol,
-      resolved: targets.map((t) => this.index.units[t]!.id),
+      resolved: targets.map((t) => this.code.units[t]!.id),
       not_found: targets.length === 0,
       ambiguous_symbol: targets.length > 1,
       references: out.slice(0, limit),
@@ -669,41 +355,19 @@ export class RepoIndex {
     };
   }
 
-  private unitOffsets: number[] | null = null;
-  private unitIndex(f: number, local: number): number {
-    if (!this.unitOffsets || this.unitOffsets.length !== this.index.analyses.length) {
-      let o = 0;
-      this.unitOffsets = this.index.analyses.map((a) => {
-        const here = o;
-        o += a.units.length;
-        return here;
-      });
-    }
-    return this.unitOffsets[f]! + local;
-  }
-
-  private outgoing: number[][] | null = null;
-  private hasEdgeToName(i: number, name: string): boolean {
-    if (!this.outgoing || this.outgoing.length !== this.index.units.length) {
-      this.outgoing = Array.from({ length: this.index.units.length }, () => []);
-      this.index.edges.forEach((e, k) => this.outgoing![e.from]!.push(k));
-    }
-    return this.outgoing[i]!.some((k) => this.index.units[this.index.edges[k]!.to]!.name === name);
-  }
-
   callees(symbol: string, limit: number) {
     const targets = this.resolve(symbol);
     const set = new Set(targets);
     const seen = new Map<number, { weight: number }>();
-    for (const e of this.index.edges) if (set.has(e.from) && e.kind === 'call' && !set.has(e.to)) seen.set(e.to, { weight: e.weight });
+    for (const e of this.code.edges) if (set.has(e.from) && e.kind === 'call' && !set.has(e.to)) seen.set(e.to, { weight: e.weight });
     const list = [...seen].map(([i, { weight }]) => ({ ...this.info(i), ambiguous: weight < 1, candidates: Math.max(1, Math.round(1 / weight)) }));
-    return { symbol, resolved: targets.map((t) => this.index.units[t]!.id), not_found: targets.length === 0, callees: list.slice(0, limit), total: list.length };
+    return { symbol, resolved: targets.map((t) => this.code.units[t]!.id), not_found: targets.length === 0, callees: list.slice(0, limit), total: list.length };
   }
 
   blast(symbols: string[], depth: number, limit: number) {
     const focus = symbols.map((s) => s.trim()).filter(Boolean);
     if (focus.length === 0) throw new BlastRadiusInputError('gc_blast_radius requires focus_symbol');
-    const r = this.index.blastRadius(focus, depth);
+    const r = this.code.blastRadius(focus, depth);
     return {
       ...r,
       dependents_total: r.dependents.length,
@@ -718,7 +382,7 @@ export class RepoIndex {
   impact(symbols: string[], depth: number, limit: number) {
     const focus = symbols.map((s) => s.trim()).filter(Boolean);
     if (focus.length === 0) throw new BlastRadiusInputError('gc_impact requires at least one symbol');
-    const r = this.index.blastRadius(focus, depth);
+    const r = this.code.blastRadius(focus, depth);
     const byFile = new Map<string, { path: string; units: number; nearest: number }>();
     for (const d of r.dependents) {
       const e = byFile.get(d.path) ?? { path: d.path, units: 0, nearest: d.distance };
@@ -744,8 +408,8 @@ export class RepoIndex {
   source(symbol: string, maxChars: number, limit: number) {
     const hits = this.resolve(symbol);
     const sources = hits.slice(0, limit).map((i) => {
-      const u = this.index.units[i]!;
-      const text = this.index.analyses[this.index.table.fileOf[i]!]!.content.slice(u.start, u.end);
+      const u = this.code.units[i]!;
+      const text = this.code.analyses[this.code.table.fileOf[i]!]!.content.slice(u.start, u.end);
       return { ...this.info(i), text: text.length > maxChars ? text.slice(0, maxChars) : text, truncated: text.length > maxChars, chars: text.length };
     });
     return { symbol, sources, total: hits.length, ambiguous: hits.length > 1, not_found: hits.length === 0 };
@@ -754,14 +418,14 @@ export class RepoIndex {
   deadCode(pathPrefix: string | null, limit: number) {
     // Names module-level code calls or mentions (route tables, registrations, `main()`) are in use.
     const moduleNames = new Set<string>();
-    for (const a of this.index.analyses as RepoFileAnalysis[]) for (const n of [...(a.module?.calls ?? []), ...(a.module?.identifiers ?? [])]) moduleNames.add(n);
-    const all = this.index.deadCode().filter((d) => (!pathPrefix || d.path.startsWith(pathPrefix)) && !moduleNames.has(d.name));
+    for (const a of this.code.analyses as RepoFileAnalysis[]) for (const n of [...(a.module?.calls ?? []), ...(a.module?.identifiers ?? [])]) moduleNames.add(n);
+    const all = this.code.deadCode().filter((d) => (!pathPrefix || d.path.startsWith(pathPrefix)) && !moduleNames.has(d.name));
     return { candidates: all.slice(0, limit).map((d) => ({ ...d, signature: clip(d.signature, 300)!, doc: null })), total: all.length, truncated: all.length > limit };
   }
 
   /** Personalised PageRank: teleports land on the units of the focus files and the focus symbols (and their members). */
   private personalised(focusFiles: string[], focusSymbols: string[]) {
-    const n = this.index.units.length;
+    const n = this.code.units.length;
     const p = new Float64Array(n);
     const notFoundFiles: string[] = [];
     const notFoundSymbols: string[] = [];
@@ -771,8 +435,8 @@ export class RepoIndex {
         notFoundFiles.push(path);
         continue;
       }
-      const base = this.unitIndex(f, 0);
-      for (let j = 0; j < this.index.analyses[f]!.units.length; j++) p[base + j] = 1;
+      const base = this.look.unitIndex(f, 0);
+      for (let j = 0; j < this.code.analyses[f]!.units.length; j++) p[base + j] = 1;
     }
     const resolvedSymbols: string[] = [];
     for (const s of focusSymbols) {
@@ -781,17 +445,17 @@ export class RepoIndex {
       else resolvedSymbols.push(s);
       for (const i of hits) {
         p[i] = 1;
-        for (const c of this.childrenOf(i)) p[c] = 1;
+        for (const c of this.look.childrenOf(i)) p[c] = 1;
       }
     }
     const any = p.some((x) => x > 0);
-    const rank = any ? pagerank(adjacency(n, this.index.edges), { ...CODE_PAGERANK, personalization: p }) : undefined;
+    const rank = any ? pagerank(adjacency(n, this.code.edges), { ...CODE_PAGERANK, personalization: p }) : undefined;
     return { rank, notFoundFiles, notFoundSymbols, resolvedSymbols };
   }
 
   repoMap(opts: { query: string | null; focus_files: string[]; focus_symbols: string[]; token_budget: number }) {
     const { rank, notFoundFiles, notFoundSymbols, resolvedSymbols } = this.personalised(opts.focus_files, opts.focus_symbols);
-    const r = structuralFromIndex(this.index, { query: opts.query, token_budget: opts.token_budget, focus_symbols: resolvedSymbols, rank });
+    const r = structuralFromIndex(this.code, { query: opts.query, token_budget: opts.token_budget, focus_symbols: resolvedSymbols, rank });
     return {
       map: r.output,
       token_budget: r.token_budget,
@@ -807,30 +471,8 @@ export class RepoIndex {
     };
   }
 
-  private bm25(): Bm25Postings {
-    if (!this.bm25Index) {
-      const pathWords = new Map<number, string[]>();
-      this.bm25Index = new Bm25Postings(this.index.units.map((u, i) => {
-        const name = words(u.qualified);
-        const docs = [...u.identifiers, ...name, ...name];
-        if (u.doc) docs.push(...words(u.doc.length > 2000 ? u.doc.slice(0, 2000) : u.doc));
-        const f = this.index.table.fileOf[i]!;
-        let pw = pathWords.get(f);
-        if (!pw) pathWords.set(f, (pw = words(this.index.paths[f]!)));
-        docs.push(...pw);
-        return docs;
-      }));
-    }
-    return this.bm25Index;
-  }
-
-  /** Each definition's text for the dense ranking (semantic.ts); a new array after every change of the index. */
-  searchTexts(): readonly string[] {
-    if (!this.unitTexts) {
-      const { units, table, paths } = this.index;
-      this.unitTexts = units.map((u, i) => unitText(u, paths[table.fileOf[i]!]!));
-    }
-    return this.unitTexts;
+  searchTexts() {
+    return this.look.searchTexts();
   }
 
   /**
@@ -838,7 +480,7 @@ export class RepoIndex {
    * embeddings, the two rankings are fused by RRF, lexical evidence leading (SEARCH_RRF_WEIGHTS).
    */
   search(query: string, limit: number, dense?: ReadonlyArray<[number, number]>, weights: { lexical: number; dense: number } = SEARCH_RRF_WEIGHTS) {
-    const hits = this.bm25().search(query);
+    const hits = this.look.bm25().search(query);
     if (!dense) {
       return {
         query,
@@ -847,7 +489,7 @@ export class RepoIndex {
         total: hits.length,
       };
     }
-    const n = this.index.units.length;
+    const n = this.code.units.length;
     const fused = reciprocalRankFusion([hits.map(([i]) => i), dense.map(([i]) => i)], n, RRF_K, [weights.lexical, weights.dense]);
     const bm25 = new Map(hits);
     const sim = new Map(dense);
@@ -866,12 +508,12 @@ export class RepoIndex {
 
   /** The unit graph (definitions, call/reference edges) and the file graph (resolved imports). */
   graph(opts: { path_prefix: string | null; max_nodes: number }) {
-    const { units, table, edges, paths, imports } = this.index;
+    const { units, table, edges, paths, imports } = this.code;
     const keep = (i: number) => !opts.path_prefix || paths[table.fileOf[i]!]!.startsWith(opts.path_prefix);
     const selected: number[] = [];
     for (let i = 0; i < units.length && selected.length < opts.max_nodes; i++) if (keep(i)) selected.push(i);
     const inSet = new Set(selected);
-    const rank = this.index.rank;
+    const rank = this.code.rank;
     const nodes = selected.map((i) => {
       const u = units[i]!;
       return { id: u.id, kind: u.kind, name: u.qualified, path: paths[table.fileOf[i]!]!, start_line: u.startLine, end_line: u.endLine, exported: u.exported, pagerank: Number(rank[i]!.toExponential(4)) };
@@ -884,7 +526,7 @@ export class RepoIndex {
       nodes,
       edges: graphEdges,
       files: files.map((p) => {
-        const a = this.index.analyses[this.pathIndex(p)]!;
+        const a = this.code.analyses[this.look.pathIndex(p)]!;
         return { path: p, language: a.language, parser: a.parser, units: a.units.length, lines: a.lines };
       }),
       file_edges: fileEdges,
@@ -895,7 +537,7 @@ export class RepoIndex {
   }
 
   summary(top: number) {
-    const { units, table, edges, paths, analyses, imports } = this.index;
+    const { units, table, edges, paths, analyses, imports } = this.code;
     const languages: Record<string, number> = {};
     const parsers: Record<string, number> = {};
     let parseErrorFiles = 0;
@@ -908,7 +550,7 @@ export class RepoIndex {
     for (const u of units) kinds[u.kind] = (kinds[u.kind] ?? 0) + 1;
     const edgeKinds: Record<string, number> = {};
     for (const e of edges) edgeKinds[e.kind] = (edgeKinds[e.kind] ?? 0) + 1;
-    const rank = this.index.rank;
+    const rank = this.code.rank;
     // The `top` most central units (as a stable sort by rank would order them), without sorting all.
     const order: number[] = [];
     for (let i = 0; i < units.length; i++) {
@@ -968,8 +610,8 @@ export class RepoIndex {
 
   /** visualize_graph_html: the max_nodes most central definitions (PageRank) and the edges among them, as one self-contained page. */
   visualize(opts: { path_prefix: string | null; max_nodes: number; title: string | null }) {
-    const { units, table, edges, paths } = this.index;
-    const rank = this.index.rank;
+    const { units, table, edges, paths } = this.code;
+    const rank = this.code.rank;
     const keep = (i: number) => !opts.path_prefix || paths[table.fileOf[i]!]!.startsWith(opts.path_prefix);
     const candidates = Array.from({ length: units.length }, (_, i) => i).filter(keep);
     const selected = candidates.sort((a, b) => rank[b]! - rank[a]! || a - b).slice(0, opts.max_nodes);
@@ -983,8 +625,8 @@ export class RepoIndex {
 
   /** A unit's source as a reader sees it: its indentation restored, its doc comment above (non-Python). */
   private unitText(i: number): string {
-    const u = this.index.units[i]!;
-    const a = this.index.analyses[this.index.table.fileOf[i]!]!;
+    const u = this.code.units[i]!;
+    const a = this.code.analyses[this.code.table.fileOf[i]!]!;
     const doc = a.language !== 'python' && u.doc ? `${indentAt(a.content, u.start)}${u.doc.trim()}\n` : '';
     return `${doc}${indentAt(a.content, u.start)}${a.content.slice(u.start, u.end)}`;
   }
@@ -1006,14 +648,14 @@ export class RepoIndex {
     const fits = (t: number) => used + t + 1 <= budget;
     // A unit is covered when it or an enclosing unit was rendered in full (a class's signature does not show its methods).
     const covered = (i: number) => {
-      for (let p = i; p >= 0; p = this.index.units[p]!.parent) if (taken.has(p)) return true;
+      for (let p = i; p >= 0; p = this.code.units[p]!.parent) if (taken.has(p)) return true;
       return false;
     };
     const shown = new Set<number>();
     let dependenciesOmitted = 0;
     const place = (kind: 'symbol' | 'dependency', ref: string, i: number, allowFull: boolean) => {
-      const u = this.index.units[i]!;
-      const path = this.index.paths[this.index.table.fileOf[i]!]!;
+      const u = this.code.units[i]!;
+      const path = this.code.paths[this.code.table.fileOf[i]!]!;
       const base = { kind, ref, id: u.id, path, start_line: u.startLine, end_line: u.endLine };
       if (covered(i) || shown.has(i)) return;
       const header = `--- ${path}:${u.startLine}-${u.endLine} ${u.qualified} ---\n`;
@@ -1028,7 +670,7 @@ export class RepoIndex {
           return;
         }
       }
-      const sig = header + signatureText(this.index, i) + '\n';
+      const sig = header + signatureText(this.code, i) + '\n';
       const t = countTokens(sig);
       if (fits(t)) {
         parts.push(sig);
@@ -1053,23 +695,23 @@ export class RepoIndex {
         notFound.push(path);
         continue;
       }
-      const a = this.index.analyses[f]!;
+      const a = this.code.analyses[f]!;
       const whole = `--- ${a.path} ---\n${a.content.replace(/\s+$/, '')}\n`;
       const t = countTokens(whole);
       if (fits(t)) {
         parts.push(whole);
         used += t + 1;
         items.push({ kind: 'file', ref: path, id: null, path: a.path, start_line: 1, end_line: a.lines, tier: 'full', tokens: t });
-        const base = this.unitIndex(f, 0);
+        const base = this.look.unitIndex(f, 0);
         for (let j = 0; j < a.units.length; j++) taken.add(base + j);
         continue;
       }
       const remaining = budget - used - 1;
-      const base = this.unitIndex(f, 0);
+      const base = this.look.unitIndex(f, 0);
       const order = Array.from({ length: a.units.length }, (_, j) => base + j).filter((i) => !covered(i));
-      const rank = this.index.rank;
+      const rank = this.code.rank;
       order.sort((x, y) => rank[y]! - rank[x]!);
-      const { output } = remaining > 16 && order.length ? renderBudget(this.index, order, remaining, 'o200k_base') : { output: '' };
+      const { output } = remaining > 16 && order.length ? renderBudget(this.code, order, remaining, 'o200k_base') : { output: '' };
       const ot = output ? countTokens(output) : 0;
       if (output && fits(ot)) {
         parts.push(output);
@@ -1080,10 +722,10 @@ export class RepoIndex {
     if (opts.include_dependencies && chosen.length) {
       const set = new Set(chosen);
       const deps: number[] = [];
-      for (const e of this.index.edges) if (set.has(e.from) && !set.has(e.to) && !deps.includes(e.to)) deps.push(e.to);
-      const rank = this.index.rank;
+      for (const e of this.code.edges) if (set.has(e.from) && !set.has(e.to) && !deps.includes(e.to)) deps.push(e.to);
+      const rank = this.code.rank;
       deps.sort((x, y) => rank[y]! - rank[x]!);
-      for (const d of deps) place('dependency', this.index.units[d]!.id, d, false);
+      for (const d of deps) place('dependency', this.code.units[d]!.id, d, false);
     }
     let rendered = parts.join('\n');
     // Token counts of the pieces are an estimate of the joined text; drop trailing pieces if the join pushed it over.
@@ -1114,7 +756,7 @@ export class RepoIndex {
    */
   capsule(opts: { token_budget: number; query: string | null; top: number }) {
     const s = this.summary(opts.top);
-    const { units, table } = this.index;
+    const { units, table } = this.code;
     const budget = opts.token_budget;
     const out: string[] = [];
     const included: string[] = [];
@@ -1149,7 +791,7 @@ export class RepoIndex {
       add(`query`, [`## Matching "${opts.query.slice(0, 80)}"`, ...hits.map((h) => `- ${h.path}:${h.start_line} ${h.kind} ${h.qualified}`)]);
     }
     const unitsPerFile = new Map<string, number>();
-    for (const a of this.index.analyses) unitsPerFile.set(a.path, a.units.length);
+    for (const a of this.code.analyses) unitsPerFile.set(a.path, a.units.length);
     add('central files', ['## Central files (PageRank)', ...s.top_files.map((f) => `- ${f.path} (${unitsPerFile.get(f.path) ?? 0} definitions, imported by ${f.imported_by})`)]);
     const firstDoc = (d: string | null) => {
       if (!d) return '';
@@ -1163,37 +805,19 @@ export class RepoIndex {
     })]);
     // Entry points: module-level code that calls the repository's own definitions (main blocks, route tables, CLIs).
     const entries: string[] = [];
-    for (const a of this.index.analyses as RepoFileAnalysis[]) {
+    for (const a of this.code.analyses as RepoFileAnalysis[]) {
       const calls = (a.module?.calls ?? []).filter((c) => table.byName.has(c));
       if (calls.length && /(^|\/)(main|cli|app|server|index|__main__|manage)\.[a-z]+$/.test(a.path)) entries.push(`- ${a.path}: calls ${calls.slice(0, 5).join(', ')}`);
     }
     add('entry points', ['## Entry points', ...entries.slice(0, opts.top)]);
     // Relative imports the resolver could not place are the repository's own files, not external modules.
     const external = new Map<string, number>();
-    for (const pf of this.index.imports.perFile) for (const m of pf.unresolved) if (!m.startsWith('.')) external.set(m, (external.get(m) ?? 0) + 1);
+    for (const pf of this.code.imports.perFile) for (const m of pf.unresolved) if (!m.startsWith('.')) external.set(m, (external.get(m) ?? 0) + 1);
     const ext = [...external].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, opts.top);
     add('external modules', ['## External modules', ...ext.map(([m, n]) => `- ${m} (${n} files)`)]);
     add('next', ['## Next', '- gc_repo_map {query, focus_files} for a ranked map; gc_defs / gc_refs / gc_callers for one symbol; gc_edit_plan {request} before a change.']);
     const capsule = out.join('\n');
     return { capsule, tokens: countTokens(capsule), token_budget: budget, sections: included, dropped_sections: dropped, files: s.files, units: s.units };
-  }
-
-  /** Callers of each unit (reverse call/reference adjacency), built once per graph. */
-  private reverseAdj: number[][] | null = null;
-  private dependentsOf(seed: number, depth: number): Array<{ unit: number; distance: number }> {
-    if (!this.reverseAdj || this.reverseAdj.length !== this.index.units.length) {
-      this.reverseAdj = Array.from({ length: this.index.units.length }, () => []);
-      for (const e of this.index.edges) this.reverseAdj[e.to]!.push(e.from);
-    }
-    const dist = new Map<number, number>([[seed, 0]]);
-    let frontier = [seed];
-    for (let d = 1; d <= depth && frontier.length; d++) {
-      const next: number[] = [];
-      for (const u of frontier) for (const v of this.reverseAdj[u]!) if (!dist.has(v)) dist.set(v, d), next.push(v);
-      frontier = next;
-    }
-    dist.delete(seed);
-    return [...dist].map(([unit, distance]) => ({ unit, distance }));
   }
 
   /**
@@ -1206,11 +830,11 @@ export class RepoIndex {
    */
   editPlan(opts: { request: string; max_files: number; max_symbols: number; depth: number }) {
     const isTest = (path: string) => /(^|\/)(tests?|__tests__|spec|testing)\/|(_test|\.test|\.spec|Test|Tests)\.[a-z]+$|(^|\/)test_[^/]*$/.test(path);
-    const pathOf = (i: number) => this.index.paths[this.index.table.fileOf[i]!]!;
+    const pathOf = (i: number) => this.code.paths[this.code.table.fileOf[i]!]!;
     const extra = words(opts.request)
       .map((w) => w.toLowerCase())
       .flatMap((w) => (w.length > 4 && w.endsWith('ies') ? [`${w.slice(0, -3)}y`] : w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? [w.slice(0, -1)] : []));
-    const hits = this.bm25().search(extra.length ? `${opts.request} ${extra.join(' ')}` : opts.request)
+    const hits = this.look.bm25().search(extra.length ? `${opts.request} ${extra.join(' ')}` : opts.request)
       .map(([i, sc]) => [i, isTest(pathOf(i)) ? sc / 2 : sc] as [number, number])
       .sort((x, y) => y[1] - x[1]);
     if (hits.length === 0) return { request: opts.request, not_found: true, seeds: 0, files: [], symbols: [], tests: [], edit_files: 0, check_files: 0 };
@@ -1219,7 +843,7 @@ export class RepoIndex {
     const seeds: Array<[number, number]> = [];
     for (const [i, sc] of hits) {
       if (sc < top / 3 || seeds.length >= 12) break;
-      const f = this.index.table.fileOf[i]!;
+      const f = this.code.table.fileOf[i]!;
       if ((perFile.get(f) ?? 0) >= 3) continue;
       perFile.set(f, (perFile.get(f) ?? 0) + 1);
       seeds.push([i, sc]);
@@ -1227,16 +851,16 @@ export class RepoIndex {
     type Role = 'edit' | 'check' | 'test';
     const score = new Map<number, { score: number; role: Role; why: string }>();
     for (const [i, sc] of seeds) score.set(i, { score: sc / top, role: isTest(pathOf(i)) ? 'test' : 'edit', why: 'matches the request' });
-    const rank = this.index.rank;
+    const rank = this.code.rank;
     // Per seed, so each dependent names the seed it is reached from (the strongest one wins).
     for (const [seed, sc] of seeds) {
-      for (const r of this.dependentsOf(seed, opts.depth)) {
-        if (this.index.units[seed]!.parent === r.unit) continue; // a class naming its own member is not a use
+      for (const r of this.look.dependentsOf(seed, opts.depth)) {
+        if (this.code.units[seed]!.parent === r.unit) continue; // a class naming its own member is not a use
         const v = (sc / top) * 0.5 ** r.distance;
         const cur = score.get(r.unit);
-        if (cur && cur.why.startsWith('matches') && r.distance === 1 && !cur.why.includes('; uses')) cur.why += `; uses ${this.index.units[seed]!.qualified}`;
+        if (cur && cur.why.startsWith('matches') && r.distance === 1 && !cur.why.includes('; uses')) cur.why += `; uses ${this.code.units[seed]!.qualified}`;
         if (!cur || (!cur.why.startsWith('matches') && v > cur.score)) {
-          score.set(r.unit, { score: v, role: isTest(pathOf(r.unit)) ? 'test' : 'check', why: `${r.distance === 1 ? 'uses' : `reaches (${r.distance} hops)`} ${this.index.units[seed]!.qualified}` });
+          score.set(r.unit, { score: v, role: isTest(pathOf(r.unit)) ? 'test' : 'check', why: `${r.distance === 1 ? 'uses' : `reaches (${r.distance} hops)`} ${this.code.units[seed]!.qualified}` });
         }
       }
     }
@@ -1252,7 +876,7 @@ export class RepoIndex {
       const f = files.get(path) ?? { path, score: 0, role: v.role, symbols: [], is_test: isTest(path) };
       f.score = Math.max(f.score, v.score);
       if (strength[v.role] > strength[f.role]) f.role = v.role;
-      if (f.symbols.length < 8) f.symbols.push(this.index.units[i]!.qualified);
+      if (f.symbols.length < 8) f.symbols.push(this.code.units[i]!.qualified);
       files.set(path, f);
     }
     const fileList = [...files.values()].sort((a, b) => b.score - a.score || a.path.localeCompare(b.path)).slice(0, opts.max_files).map((f) => ({ ...f, score: Number(f.score.toFixed(4)) }));
@@ -1268,9 +892,6 @@ export class RepoIndex {
     };
   }
 
-  /** Findings per file analysis (all packs), kept until the file changes (a new analysis object). */
-  private scanCache = new WeakMap<object, ScanFinding[]>();
-
   /** gc_scan: the rule packs over every indexed file's text (workers/codeIntel/scan.ts). */
   scan(opts: { packs: Pack[] | null; rules: string[] | null; path_prefix: string | null; min_severity: Severity; suppressed: string[]; limit: number }) {
     const t0 = performance.now();
@@ -1280,7 +901,7 @@ export class RepoIndex {
     const all: ScanFinding[] = [];
     let scanned = 0;
     let rescanned = 0;
-    for (const a of this.index.analyses) {
+    for (const a of this.code.analyses) {
       if (opts.path_prefix && !a.path.startsWith(opts.path_prefix)) continue;
       scanned++;
       // Findings computed in the pool at ingest when the rules are the same; else scanned here once and cached.
@@ -1324,20 +945,12 @@ export class RepoIndex {
   /** Ids of every unit reached from `focus` (for tests: reach over the current graph). */
   reachIds(focus: string, reverse: boolean): string[] {
     const seeds = this.resolve(focus);
-    return reach(this.index.table, this.index.edges, seeds, reverse).map((r) => this.index.units[r.unit]!.id);
+    return reach(this.code.table, this.code.edges, seeds, reverse).map((r) => this.code.units[r.unit]!.id);
   }
 
   /** Every edge as `from -> to kind weight` (tests compare incremental and full builds). */
   edgeList(): string[] {
-    const { units, edges } = this.index;
+    const { units, edges } = this.code;
     return edges.map((e) => `${units[e.from]!.id} -> ${units[e.to]!.id} ${e.kind} ${e.weight.toFixed(6)}`).sort();
   }
-
-  /** Unit index of an id (graph exports and tests). */
-  unitById(id: string): number {
-    if (!this.idOf) this.idOf = new Map(this.index.units.map((u, i) => [u.id, i]));
-    return this.idOf.get(id) ?? -1;
-  }
 }
-
-export { resolveFocus };
