@@ -6,8 +6,50 @@ import { httpReplyOf } from '../http/errors.js';
 import { invalid } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Services } from '../services.js';
+import { PLANS } from '../auth/plans.js';
+import { int, isoTime } from './schemas.js';
 
-const CheckoutBody = z.object({ plan: z.string().min(1).max(32) }).strict();
+// Any other plan is the spec's 400 (the handler's check); the JSON Schema names the one value that sells here.
+const CheckoutBody = z.object({ plan: z.string().min(1).max(32).meta({ enum: ['pro'], description: "Only 'pro' (Team and Enterprise go through sales); any other value is a 400" }) }).strict();
+
+const plan = z.enum(PLANS);
+const period = { period_start: isoTime, period_end: isoTime };
+const Order = z.object({
+  id: z.string(),
+  number: z.string().nullable(),
+  status: z.string().nullable(),
+  amount_due_cents: int,
+  amount_paid_cents: int,
+  currency: z.string(),
+  created_at: isoTime.nullable(),
+  period_start: isoTime.nullable(),
+  period_end: isoTime.nullable(),
+  invoice_url: z.string().nullable(),
+});
+/** A live subscription, or status 'none' with null ids and dates. */
+const Subscription = z.object({
+  plan,
+  subscribed_plan: plan.nullable().optional(),
+  status: z.string(),
+  subscription_id: z.string().nullable(),
+  current_period_start: isoTime.nullable(),
+  current_period_end: isoTime.nullable(),
+  cancel_at_period_end: z.boolean().nullable(),
+  customer_id: z.string().nullable(),
+});
+const MeterUsage = z.object({ plan, ...period, count: z.number(), source: z.enum(['plan', 'local', 'provider', 'cache']), stale: z.boolean(), as_of: isoTime.nullable() });
+const Overage = z.object({
+  plan,
+  used_units: int,
+  included_units: int,
+  overage_units: int,
+  unit_amount_cents: z.number(),
+  cost_cents: z.number(),
+  cap_cents: z.number(),
+  billed_cents: z.number(),
+  currency: z.literal('usd'),
+  ...period,
+});
 
 /** Runs a mutating billing call and appends its audit row whatever the outcome. */
 async function audited<T>(
@@ -36,6 +78,7 @@ export const billingRoutes = [
     method: 'POST',
     path: '/v1/billing/checkout',
     auth: 'key',
+    response: z.object({ checkout_url: z.string(), session_id: z.string(), plan: z.literal('pro') }),
     body: CheckoutBody,
     async handler({ services, principal, body, requestId }) {
       return audited(services, principal, 'billing.checkout', requestId, (r) => ({ type: 'checkout_session', id: r.session_id }), async () => {
@@ -48,6 +91,7 @@ export const billingRoutes = [
     method: 'POST',
     path: '/v1/billing/portal',
     auth: 'key',
+    response: z.object({ portal_url: z.string() }),
     async handler({ services, principal, requestId }) {
       const result = await audited(services, principal, 'billing.portal', requestId, () => ({ type: 'billing_portal' }), async () =>
         createPortal(services, services.commerce, principal),
@@ -59,6 +103,7 @@ export const billingRoutes = [
     method: 'GET',
     path: '/v1/billing/orders',
     auth: 'key',
+    response: z.array(Order),
     async handler({ services, principal }) {
       return { body: await listOrders(services, services.commerce, principal) };
     },
@@ -67,6 +112,7 @@ export const billingRoutes = [
     method: 'GET',
     path: '/v1/billing/subscription',
     auth: 'key',
+    response: Subscription,
     async handler({ services, principal }) {
       return { body: await subscriptionInfo(services, services.commerce, principal) };
     },
@@ -75,6 +121,7 @@ export const billingRoutes = [
     method: 'GET',
     path: '/v1/billing/meter-usage',
     auth: 'key',
+    response: MeterUsage,
     async handler({ services, principal }) {
       return { body: await meterUsage(services, services.commerce, principal) };
     },
@@ -84,6 +131,7 @@ export const billingRoutes = [
     method: 'GET',
     path: '/v1/billing/overage-preview',
     auth: 'key',
+    response: Overage,
     async handler({ services, principal }) {
       const period = currentPeriod();
       const used = await usedUnits(services.db, principal.userId, period);

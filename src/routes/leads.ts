@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { audit } from '../domain/accounts/audit.js';
 import { createLead } from '../domain/commerce/leads.js';
 import { defineRoute } from '../http/route.js';
+import { isoTime } from './schemas.js';
+
+const PLAN_INTERESTS = ['pro', 'team', 'enterprise', 'self_hosted'] as const;
 
 const CreateLeadBody = z
   .object({
@@ -9,10 +12,22 @@ const CreateLeadBody = z
     name: z.string().min(1).max(200).nullish(),
     company: z.string().min(1).max(200).nullish(),
     message: z.string().max(5000).nullish(),
-    plan_interest: z.enum(['pro', 'team', 'enterprise', 'self_hosted']).nullish(),
+    plan_interest: z.enum(PLAN_INTERESTS).nullish(),
     source: z.string().max(100).nullish(),
   })
   .strict();
+
+/** LeadResponse: the sales-inbox notification is queued (outbox), not yet sent. */
+const Lead = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string().nullable(),
+  company: z.string().nullable(),
+  plan_interest: z.enum(PLAN_INTERESTS).nullable(),
+  status: z.literal('received'),
+  notification: z.literal('queued'),
+  created_at: isoTime,
+});
 
 export const leadRoutes = [
   // CreateLeadRequest -> LeadResponse (201); the sales-inbox notification goes through the outbox.
@@ -20,6 +35,8 @@ export const leadRoutes = [
     method: 'POST',
     path: '/v1/leads',
     auth: 'key',
+    response: Lead,
+    doc: { status: 201 },
     body: CreateLeadBody,
     async handler({ services, principal, body, requestId }) {
       const commerce = services.commerce;

@@ -4,6 +4,7 @@ import { checkLicense, generateLicense } from '../domain/commerce/licenses.js';
 import { recordMeteringReport } from '../domain/commerce/metering.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
+import { int, isoTime } from './schemas.js';
 
 const GenerateLicenseBody = z
   .object({
@@ -25,6 +26,34 @@ const MeteringBody = z
   })
   .strict();
 
+const REASONS = ['malformed', 'unknown_signing_key', 'bad_signature', 'wrong_issuer_or_audience', 'expired', 'not_yet_valid', 'unknown_license', 'revoked'] as const;
+const License = z.object({
+  license_id: z.string(),
+  license_key: z.string(),
+  plan: z.literal('enterprise'),
+  seats: int,
+  customer_email: z.string(),
+  issued_at: isoTime,
+  expires_at: isoTime,
+  kid: z.string(),
+  emailed: z.boolean(),
+});
+/** LicenseValidationResponse: valid with its terms, or the reason it is not. */
+const Validation = z.union([
+  z.object({ valid: z.literal(true), reason: z.null(), license_id: z.string(), plan: z.string(), seats: int, expires_at: isoTime }),
+  z.object({ valid: z.literal(false), reason: z.enum(REASONS), license_id: z.string().nullable(), expires_at: isoTime.nullable() }),
+]);
+const MeteringAccepted = z.object({
+  accepted: z.literal(true),
+  report_id: z.string(),
+  license_id: z.string(),
+  period: z.string(),
+  instance_id: z.string(),
+  compressions: int,
+  duplicate: z.boolean(),
+  received_at: isoTime,
+});
+
 /** The license key from Authorization: "Bearer <key>", "License <key>" or the bare key. */
 function licenseFromHeader(value: string | undefined): string | null {
   if (!value) return null;
@@ -40,6 +69,8 @@ export const licenseRoutes = [
     auth: 'key',
     plan: 'enterprise',
     body: GenerateLicenseBody,
+    response: License,
+    doc: { status: 201 },
     async handler({ services, principal, body, requestId }) {
       const commerce = services.commerce;
       const license = await generateLicense(services.db, principal.userId, body);
@@ -58,6 +89,7 @@ export const licenseRoutes = [
     path: '/v1/licenses/validate',
     auth: 'public',
     body: ValidateLicenseBody,
+    response: Validation,
     async handler({ services, body }) {
       const check = await checkLicense(services.db, body.license_key);
       if (!check.valid) {
@@ -74,6 +106,8 @@ export const licenseRoutes = [
     path: '/v1/metering',
     auth: 'public',
     body: MeteringBody,
+    response: MeteringAccepted,
+    doc: { status: 202 },
     async handler({ services, headers, body, requestId }) {
       const token = licenseFromHeader(headers.authorization);
       if (!token) throw new HttpError(401, 'License key required in the Authorization header', { 'www-authenticate': 'License' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { FACILITATORS, reconciliation } from '../domain/commerce/payments.js';
 import { defineRoute } from '../http/route.js';
+import { int, isoTime } from './schemas.js';
 
 /** ISO-8601 with an explicit UTC designator (Z or +00:00). */
 const utcInstant = z
@@ -23,6 +24,24 @@ const ReconciliationQuery = z
 
 const DAY = 86_400_000;
 
+const Reconciliation = z.object({
+  events: z.array(
+    z.object({
+      id: z.string(),
+      user_id: z.string(),
+      project_id: z.string().nullable(),
+      facilitator: z.enum(FACILITATORS),
+      settlement_status: z.string(),
+      payment_id: z.string(),
+      amount_charged_micros: z.number(),
+      tokens_saved: z.number(),
+      created_at: isoTime,
+    }),
+  ),
+  count: int,
+  window: z.object({ from: isoTime, to: isoTime }),
+});
+
 export const paymentRoutes = [
   // The reconciliation envelope {events, count, window {from, to}}: the caller's charge events
   // (an admin sees every user's), oldest first. Window defaults: to = now (every stored event: no
@@ -32,6 +51,7 @@ export const paymentRoutes = [
     path: '/v1/payments/reconciliation',
     auth: 'key',
     query: ReconciliationQuery,
+    response: Reconciliation,
     async handler({ services, principal, query }) {
       const from = query.from ?? new Date((query.to ?? new Date()).getTime() - 30 * DAY);
       return {

@@ -3,6 +3,18 @@ import { audit } from '../domain/accounts/audit.js';
 import { claimReferral, existingCode, listReferrals, referralCode, referralStats } from '../domain/commerce/referrals.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
+import { PLANS } from '../auth/plans.js';
+import { int, isoTime } from './schemas.js';
+
+const Referral = z.object({ id: z.string(), referred_user_id: z.string(), referred_plan: z.enum(PLANS), source: z.enum(['manual', 'webhook']), created_at: isoTime });
+const Stats = z.object({
+  code: z.string().nullable(),
+  total_referrals: int,
+  converted_referrals: int,
+  claimed_via_signup: int,
+  claimed_manually: int,
+  last_referral_at: isoTime.nullable(),
+});
 
 const ClaimBody = z.object({ code: z.string().min(1).max(64) }).strict();
 
@@ -12,6 +24,7 @@ export const referralRoutes = [
     method: 'POST',
     path: '/v1/referrals/generate',
     auth: 'key',
+    response: z.object({ code: z.string(), created_at: isoTime, created: z.boolean() }),
     async handler({ services, principal, requestId }) {
       const result = await referralCode(services.db, principal.userId);
       await audit(services, principal, 'referral.generate', { type: 'referral_code', id: result.code }, 'success', {
@@ -25,6 +38,7 @@ export const referralRoutes = [
     method: 'GET',
     path: '/v1/referrals',
     auth: 'key',
+    response: z.object({ code: z.string().nullable(), referrals: z.array(Referral), count: int }),
     async handler({ services, principal }) {
       const [code, rows] = await Promise.all([existingCode(services.db, principal.userId), listReferrals(services.db, principal.userId)]);
       return { body: { code, referrals: rows, count: rows.length } };
@@ -34,6 +48,7 @@ export const referralRoutes = [
     method: 'GET',
     path: '/v1/referrals/stats',
     auth: 'key',
+    response: Stats,
     async handler({ services, principal }) {
       const [code, stats] = await Promise.all([existingCode(services.db, principal.userId), referralStats(services.db, principal.userId)]);
       return {
@@ -53,6 +68,7 @@ export const referralRoutes = [
     method: 'POST',
     path: '/v1/referrals/claim',
     auth: 'key',
+    response: z.object({ claimed: z.literal(true), referral_id: z.string(), code: z.string(), claimed_at: isoTime }),
     body: ClaimBody,
     async handler({ services, principal, body, requestId }) {
       const outcome = await claimReferral(services.db, principal.userId, body.code, 'manual');
