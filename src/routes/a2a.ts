@@ -1,10 +1,12 @@
 import { a2aProtocol, type Caller } from '../a2a/protocol/service.js';
 import { parseGetTask, parseListTasks, parseSendMessage, parseTaskId } from '../a2a/protocol/request.js';
 import { A2AProtocolError, invalidParams, restErrorOf, restStatusBody, rpcErrorOf, type StreamResponse } from '../a2a/protocol/wire.js';
+import { a2aListTasks, a2aTask, rpcAnswer } from './a2aSchemas.js';
 import { asDomainError } from '../domain/errors.js';
 import { httpReplyOf } from '../http/errors.js';
 import { parseJsonBody } from '../http/jsonBody.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
+import { z } from 'zod';
 import { defineRoute, type Reply, type RequestContext } from '../http/route.js';
 
 /**
@@ -221,24 +223,31 @@ function httpJsonRoutes(prefix: string) {
       method: 'POST',
       path: `${prefix}/message:send`,
       auth: 'key',
+      response: z.object({ task: a2aTask }),
+      doc: { contentType: A2A_JSON },
       handler: rest(true, async (ctx) => ok({ task: await a2aProtocol(ctx.services).send(callerOf(ctx), parseSendMessage(jsonBody(ctx))) })),
     }),
     defineRoute({
       method: 'POST',
       path: `${prefix}/message:stream`,
       auth: 'key',
+      doc: { summary: 'Send a message and stream the task (Server-Sent Events)', contentType: 'text/event-stream' },
       handler: rest(true, async (ctx) => restStream(await a2aProtocol(ctx.services).stream(callerOf(ctx), parseSendMessage(jsonBody(ctx))))),
     }),
     defineRoute({
       method: 'GET',
       path: `${prefix}/tasks`,
       auth: 'key',
+      response: a2aListTasks,
+      doc: { contentType: A2A_JSON },
       handler: rest(false, async (ctx) => ok(await a2aProtocol(ctx.services).list(callerOf(ctx), parseListTasks(ctx.query as Record<string, string>)))),
     }),
     defineRoute({
       method: 'GET',
       path: `${prefix}/tasks/:task_id`,
       auth: 'key',
+      response: a2aTask,
+      doc: { description: 'The task; {id}:subscribe streams it as Server-Sent Events instead.', contentType: A2A_JSON },
       // GET /tasks/{id}, and GET /tasks/{id}:subscribe, which the binding allows besides POST.
       handler: rest(false, async (ctx) => {
         const verb = TASK_VERB.exec(ctx.params.task_id!);
@@ -253,6 +262,8 @@ function httpJsonRoutes(prefix: string) {
       method: 'POST',
       path: `${prefix}/tasks/:task_operation`,
       auth: 'key',
+      response: a2aTask,
+      doc: { description: '{id}:cancel answers the task; {id}:subscribe streams it as Server-Sent Events.', contentType: A2A_JSON },
       // POST /tasks/{id}:cancel and /tasks/{id}:subscribe; a literal route (the federation's /a2a/v1/tasks/claim) is matched before this pattern.
       handler: rest(false, async (ctx) => {
         const verb = TASK_VERB.exec(ctx.params.task_operation!);
@@ -272,6 +283,8 @@ export const a2aRoutes = [
     method: 'POST',
     path: A2A_JSONRPC_PATH,
     auth: 'key',
+    response: rpcAnswer,
+    doc: { description: 'JSON-RPC 2.0: a result or an error object, both with status 200; the streaming methods answer Server-Sent Events of such objects.' },
     handler: jsonRpc,
   }),
 ];

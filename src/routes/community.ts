@@ -4,6 +4,7 @@ import { draftPosts, feed, FEED_LIMIT_MAX, moderatePost, postResponse } from '..
 import { draftSkills, publishSkill, requireModerator, skillResponse } from '../domain/community/skills.js';
 import { notFound } from '../domain/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
+import { int, isoTime } from './schemas.js';
 
 const UUID = z.string().uuid();
 const FeedQuery = z
@@ -11,6 +12,36 @@ const FeedQuery = z
   .strict();
 const QueueQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(50) }).strict();
 const ModerateBody = z.object({ decision: z.enum(['approve', 'reject']), note: z.string().trim().max(1000).optional() }).strict();
+
+/** postResponse (domain/community/posts.ts). */
+const Post = z.object({
+  post_id: z.string(),
+  id: z.string(),
+  slug: z.string(),
+  title: z.string(),
+  body: z.string(),
+  status: z.enum(['draft', 'approved', 'rejected']),
+  created_at: isoTime.nullable(),
+  moderated_at: isoTime.nullable(),
+});
+/** skillResponse (domain/community/skills.ts). */
+const Skill = z.object({
+  skill_id: z.string(),
+  name: z.string(),
+  tagline: z.string(),
+  category: z.string(),
+  body: z.string().optional(),
+  install_snippet: z.string().nullable(),
+  status: z.enum(['draft', 'published']),
+  visibility: z.enum(['private', 'published']),
+  owned: z.boolean(),
+  enabled: z.boolean(),
+  enabled_at: isoTime.nullable(),
+  scan: z.object({ score: z.number(), verdict: z.enum(['SAFE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']), acceptable: z.boolean(), findings: z.unknown(), scanner_version: z.string() }),
+  published_at: isoTime.nullable(),
+  created_at: isoTime.nullable(),
+  updated_at: isoTime.nullable(),
+});
 
 function idParam(value: string | undefined, what: string): string {
   if (!value || !UUID.safeParse(value).success) throw notFound(`${what} not found`);
@@ -23,6 +54,7 @@ export const communityRoutes: RouteSpec<any, any>[] = [
     method: 'GET',
     path: '/v1/community/feed',
     auth: 'key',
+    response: z.object({ posts: z.array(Post.extend({ author: z.string().nullable() })), total: int, next_cursor: z.string().nullable() }),
     query: FeedQuery,
     doc: { summary: 'Approved community posts, most recently approved first' },
     async handler({ services, query }) {
@@ -37,6 +69,7 @@ export const communityRoutes: RouteSpec<any, any>[] = [
     method: 'GET',
     path: '/v1/community/moderation',
     auth: 'key',
+    response: z.object({ posts: z.array(Post), skills: z.array(Skill) }),
     query: QueueQuery,
     doc: { summary: 'Moderation queue: draft posts and draft skills, oldest first (administrators only)' },
     async handler({ services, principal, query }) {
@@ -49,6 +82,7 @@ export const communityRoutes: RouteSpec<any, any>[] = [
     method: 'POST',
     path: '/v1/community/posts/:post_id/moderate',
     auth: 'key',
+    response: Post.extend({ moderation_note: z.string().nullable() }),
     body: ModerateBody,
     doc: { summary: 'Approve (into the feed) or reject a post (administrators only)' },
     async handler({ services, principal, params, body }) {
@@ -61,6 +95,7 @@ export const communityRoutes: RouteSpec<any, any>[] = [
     method: 'POST',
     path: '/v1/community/skills/:skill_id/publish',
     auth: 'key',
+    response: Skill.extend({ changed: z.boolean() }),
     doc: { summary: 'Publish a draft skill to every user (administrators only; its persisted scan verdict must be acceptable)' },
     async handler({ services, principal, params }) {
       requireModerator(principal);

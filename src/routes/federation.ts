@@ -5,11 +5,12 @@ import { deletePeer, listPeers, peerResponse, registerPeer, sendShareRequest } f
 import {
   decideShareRequest, grantShare, listShareRequests, listShares, receiveShareRequest, revokeShare, shareRequestResponse, shareResponse,
 } from '../domain/federation/shares.js';
-import { claimTask, completeTask, signProof, taskResponse } from '../domain/federation/tasks.js';
+import { claimTask, completeTask, signProof, TASK_STATUSES, taskResponse } from '../domain/federation/tasks.js';
 import { createWebhook, deleteWebhook, listWebhooks, WEBHOOK_EVENTS, webhookResponse } from '../domain/federation/webhooks.js';
 import { resolveProject } from '../domain/knowledge/items.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
+import { isoTime } from './schemas.js';
 
 const uuid = z.string().uuid();
 const SHARES = '/v1/projects/:project_id/shares';
@@ -23,6 +24,43 @@ const RegisterPeerBody = z
   })
   .strict();
 
+const Peer = z.object({ peer_id: z.string(), name: z.string(), base_url: z.string(), public_keys: z.array(z.looseObject({})).describe('JWKs'), created_at: isoTime });
+const Share = z.object({ share_id: z.string(), project_id: z.string(), item_id: z.string(), peer_id: z.string(), created_at: isoTime, refreshed_at: isoTime });
+const REQUEST_STATUSES = ['pending', 'approved', 'denied'] as const;
+const ShareRequest = z.object({
+  req_id: z.string(),
+  project_id: z.string(),
+  peer_id: z.string(),
+  status: z.enum(REQUEST_STATUSES),
+  requested_resource: z.string(),
+  request_jws: z.string(),
+  requested_at: isoTime,
+  share_id: z.string().nullable(),
+  decided_at: isoTime.nullable(),
+  created_at: isoTime,
+});
+/** taskResponse (domain/federation/tasks.ts); warning is set on an expired task not yet acknowledged. */
+const Task = z.object({
+  task_id: z.string(),
+  status: z.enum(TASK_STATUSES),
+  project_id: z.string(),
+  requester_peer_id: z.string().nullable(),
+  assignee_peer_id: z.string(),
+  title: z.string(),
+  input: z.record(z.string(), z.unknown()),
+  contract_jws: z.string(),
+  deadline: isoTime,
+  result_payload: z.unknown(),
+  result_hash: z.string().nullable(),
+  result_proof_jws: z.string().nullable(),
+  reassigned_from: z.string().nullable(),
+  reassigned_to: z.string().nullable(),
+  warning: z.object({ task_id: z.string(), code: z.literal('a2a_task_expired'), message: z.string() }).nullable(),
+  created_at: isoTime,
+  updated_at: isoTime,
+});
+const Webhook = z.object({ webhook_id: z.string(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENTS)), created_at: isoTime });
+
 /** Every invalid inbound request gets the same answer. */
 const invalidRequest = () => new HttpError(400, 'invalid_request');
 
@@ -34,6 +72,7 @@ export const federationRoutes = [
     method: 'GET',
     path: '/v1/agents/a2a-peers',
     auth: 'key',
+    response: z.object({ peers: z.array(Peer) }),
     async handler({ principal, services }) {
       return { body: { peers: (await listPeers(services.db, principal)).map(peerResponse) } };
     },
@@ -42,6 +81,8 @@ export const federationRoutes = [
     method: 'POST',
     path: '/v1/agents/a2a-peers',
     auth: 'key',
+    response: Peer,
+    doc: { status: 201 },
     body: RegisterPeerBody,
     async handler({ principal, services, body }) {
       return { status: 201, body: peerResponse(await registerPeer(services.db, principal, body)) };
@@ -51,6 +92,7 @@ export const federationRoutes = [
     method: 'DELETE',
     path: '/v1/agents/a2a-peers/:peer_id',
     auth: 'key',
+    doc: { status: 204 },
     async handler({ principal, services, params }) {
       await deletePeer(services.db, principal, params.peer_id!);
       return { status: 204 };
@@ -60,6 +102,7 @@ export const federationRoutes = [
     method: 'POST',
     path: '/v1/agents/a2a-peers/:peer_id/share-requests',
     auth: 'key',
+    response: z.object({ peer_id: z.string(), peer_status: z.number().int(), peer_answer: z.unknown().describe("The peer's JSON answer, or null when it was not JSON"), request_jws: z.string() }),
     body: z.object({ project_id: uuid, requested_resource: z.string().min(1).max(500) }).strict(),
     async handler({ principal, services, params, body }) {
       return { body: await sendShareRequest(services.db, principal, params.peer_id!, body) };
@@ -69,6 +112,7 @@ export const federationRoutes = [
     method: 'POST',
     path: '/v1/agents/a2a-proofs',
     auth: 'key',
+    response: z.object({ task_id: z.string(), action: z.enum(['claim', 'complete']), proof_jws: z.string(), result_hash: z.string().nullable() }),
     plan: 'pro',
     body: z.object({ task_id: uuid, action: z.enum(['claim', 'complete']), result_payload: z.unknown().optional() }).strict(),
     async handler({ services, body }) {
@@ -79,6 +123,7 @@ export const federationRoutes = [
     method: 'GET',
     path: SHARES,
     auth: 'key',
+    response: z.object({ shares: z.array(Share) }),
     query: z.object({ peer_id: z.string().max(100).optional() }),
     async handler({ principal, services, params, query }) {
       return { body: { shares: (await listShares(services.db, principal, params.project_id!, query.peer_id)).map(shareResponse) } };
@@ -88,6 +133,8 @@ export const federationRoutes = [
     method: 'POST',
     path: SHARES,
     auth: 'key',
+    response: Share.extend({ created: z.boolean() }),
+    doc: { status: 201 },
     body: z.object({ peer_id: z.string().min(1).max(100), item_id: z.string().min(1).max(100) }).strict(),
     async handler({ principal, services, params, body }) {
       const project = await resolveProject(services.db, principal, params.project_id!);
@@ -99,6 +146,7 @@ export const federationRoutes = [
     method: 'DELETE',
     path: `${SHARES}/:share_id`,
     auth: 'key',
+    doc: { status: 204 },
     async handler({ principal, services, params }) {
       await revokeShare(services.db, principal, params.project_id!, params.share_id!);
       return { status: 204 };
@@ -108,7 +156,8 @@ export const federationRoutes = [
     method: 'GET',
     path: REQUESTS,
     auth: 'key',
-    query: z.object({ status: z.enum(['pending', 'approved', 'denied']).optional() }),
+    response: z.object({ requests: z.array(ShareRequest) }),
+    query: z.object({ status: z.enum(REQUEST_STATUSES).optional() }),
     async handler({ principal, services, params, query }) {
       return { body: { requests: (await listShareRequests(services.db, principal, params.project_id!, query.status)).map(shareRequestResponse) } };
     },
@@ -117,6 +166,7 @@ export const federationRoutes = [
     method: 'POST',
     path: `${REQUESTS}/:req_id/decide`,
     auth: 'key',
+    response: ShareRequest.extend({ decision: z.enum(['approve', 'deny']), share: Share.nullable() }),
     body: z.object({ decision: z.enum(['approve', 'deny']) }).strict(),
     async handler({ principal, services, params, body }) {
       const { request, share } = await decideShareRequest(services.db, principal, params.project_id!, params.req_id!, body.decision);
@@ -128,6 +178,8 @@ export const federationRoutes = [
     method: 'POST',
     path: '/a2a/v1/share-requests',
     auth: 'public',
+    response: z.object({ req_id: z.string(), status: z.enum(REQUEST_STATUSES) }),
+    doc: { status: 202 },
     body: z.unknown(),
     async handler({ services, body }) {
       const req = await receiveShareRequest(services.db, body);
@@ -139,6 +191,7 @@ export const federationRoutes = [
     method: 'POST',
     path: '/a2a/v1/tasks/claim',
     auth: 'public',
+    response: Task,
     body: z.unknown(),
     async handler({ services, body }) {
       const parsed = ProofBody.safeParse(body);
@@ -150,6 +203,7 @@ export const federationRoutes = [
     method: 'POST',
     path: '/a2a/v1/tasks/complete',
     auth: 'public',
+    response: Task,
     body: z.unknown(),
     async handler({ services, body }) {
       const parsed = CompleteBody.safeParse(body);
@@ -161,6 +215,7 @@ export const federationRoutes = [
     method: 'GET',
     path: '/v1/webhooks',
     auth: 'key',
+    response: z.object({ webhooks: z.array(Webhook) }),
     async handler({ principal, services }) {
       return { body: { webhooks: (await listWebhooks(services.db, principal)).map((w) => webhookResponse(w)) } };
     },
@@ -169,6 +224,8 @@ export const federationRoutes = [
     method: 'POST',
     path: '/v1/webhooks',
     auth: 'key',
+    response: Webhook.extend({ secret: z.string().describe('The signing secret: shown once, here') }),
+    doc: { status: 201 },
     body: z.object({ url: z.string().min(1).max(2048), events: z.array(z.enum(WEBHOOK_EVENTS)).max(10).optional() }).strict(),
     async handler({ principal, services, body }) {
       return { status: 201, body: webhookResponse(await createWebhook(services.db, principal, body), true) };
@@ -178,6 +235,7 @@ export const federationRoutes = [
     method: 'DELETE',
     path: '/v1/webhooks/:webhook_id',
     auth: 'key',
+    doc: { status: 204 },
     async handler({ principal, services, params }) {
       await deleteWebhook(services.db, principal, params.webhook_id!);
       return { status: 204 };

@@ -2,13 +2,34 @@ import { z } from 'zod';
 import { audit, listAudit, type AuditTarget } from '../domain/accounts/audit.js';
 import { httpReplyOf } from '../http/errors.js';
 import { defineRoute, type Reply, type RequestContext, type RouteSpec } from '../http/route.js';
+import { int, isoTime } from './schemas.js';
+
+const OUTCOMES = ['success', 'denied', 'failure'] as const;
+const AuditPage = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      actor: z.object({ user_id: z.string().nullable(), key_id: z.string().nullable(), via: z.string() }),
+      action: z.string(),
+      target: z.object({ type: z.string().nullable(), id: z.string().nullable() }),
+      outcome: z.enum(OUTCOMES),
+      detail: z.record(z.string(), z.unknown()),
+      request_id: z.string().nullable(),
+      created_at: isoTime,
+    }),
+  ),
+  page: int,
+  page_size: int,
+  total: int,
+  has_more: z.boolean(),
+});
 
 const AuditQuery = z
   .object({
     page: z.coerce.number().int().min(1).default(1),
     page_size: z.coerce.number().int().min(1).max(100).default(50),
     action: z.string().min(1).max(64).optional(),
-    outcome: z.enum(['success', 'denied', 'failure']).optional(),
+    outcome: z.enum(OUTCOMES).optional(),
     since: z.string().datetime({ offset: true }).transform((s) => new Date(s)).optional(),
     until: z.string().datetime({ offset: true }).transform((s) => new Date(s)).optional(),
   })
@@ -21,6 +42,7 @@ export const governanceRoutes = [
     path: '/v1/governance/audit',
     auth: 'key',
     query: AuditQuery,
+    response: AuditPage,
     async handler({ services, principal, query }) {
       const { items, total } = await listAudit(services.db, {
         ownerId: principal.userId,

@@ -226,6 +226,7 @@ export function openApiRoutes(registry: () => readonly AnyRoute[]) {
       method: 'GET',
       path: '/openapi.json',
       auth: 'public',
+      response: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), servers: z.array(z.looseObject({ url: z.string() })), paths: z.record(z.string(), z.looseObject({})), components: z.looseObject({}) }),
       doc: { summary: 'This OpenAPI 3.1 document', description: 'Generated from the route registry and the request schemas.' },
       handler({ services, headers }) {
         const base = publicBaseUrl(services.config, headers);

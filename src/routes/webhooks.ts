@@ -20,6 +20,19 @@ function parseAfterVerification<S extends z.ZodTypeAny>(schema: S, value: unknow
   return validate(schema, value, 'body');
 }
 
+/** Received: applied or why not (a duplicate delivery is acknowledged, not applied again). */
+const BillingAck = z.object({ received: z.literal(true), applied: z.boolean(), duplicate: z.boolean(), reason: z.string().optional() });
+/** Received: a duplicate, an ignored event type, or user.created with its referral outcome. */
+const IdentityAck = z.union([
+  z.object({ received: z.literal(true), duplicate: z.literal(true) }),
+  z.object({ received: z.literal(true), ignored: z.string() }),
+  z.object({
+    received: z.literal(true),
+    user_id: z.string(),
+    referral: z.union([z.object({ claimed: z.literal(true), referral_id: z.string() }), z.object({ claimed: z.literal(false), reason: z.string() })]),
+  }),
+]);
+
 const unauthorizedWebhook = (reason: string) => new HttpError(401, `Webhook signature rejected: ${reason}`);
 
 const StripeEventBody = z.object({ id: z.string().min(1), type: z.string().min(1), data: z.object({ object: z.record(z.string(), z.unknown()) }) }).passthrough();
@@ -56,6 +69,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks/billing',
     auth: 'public',
     body: z.unknown(),
+    response: BillingAck,
     async handler(ctx) {
       const commerce = ctx.services.commerce;
       const secret = commerce.stripeWebhookSecret;
@@ -75,6 +89,7 @@ export const webhookRoutes = [
     path: '/v1/webhooks/identity',
     auth: 'public',
     body: z.unknown(),
+    response: IdentityAck,
     async handler(ctx) {
       const commerce = ctx.services.commerce;
       const secret = commerce.settings.identityWebhookSecret;
