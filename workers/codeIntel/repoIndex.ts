@@ -17,6 +17,7 @@ import { pagerank } from '../shared/pagerank.js';
 import { PACKS, rulesOf, SCAN_VERSION, scanFile, SEVERITY_ORDER, type Pack, type ScanFinding, type Severity } from './scan.js';
 import type { RepoFileAnalysis } from './tasks.js';
 import { clip, IndexStore } from './store.js';
+import * as resolve from './resolve.js';
 
 /** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
 const MAX_CANDIDATES = 4;
@@ -109,66 +110,19 @@ export class RepoIndex extends IndexStore {
     return out;
   }
 
-  /** Unit indexes a symbol names: an id or `path:name` by map lookups (O(1)), other forms as the code engine resolves them. */
   resolve(symbol: string): number[] {
-    const s = symbol.trim();
-    const byId = this.unitById(s);
-    if (byId >= 0) return [byId];
-    const colon = /^(.+\.[A-Za-z0-9]+)[:#](.+)$/.exec(s);
-    if (colon) {
-      const f = this.look.pathIndex(colon[1]!);
-      if (f >= 0) {
-        const inner = colon[2]!.replace(/::/g, '.');
-        const dot = inner.lastIndexOf('.');
-        const name = dot > 0 ? inner.slice(dot + 1) : inner;
-        const container = dot > 0 ? inner.slice(0, dot) : null;
-        return (this.code.table.byName.get(name) ?? []).filter((i) => {
-          if (this.code.table.fileOf[i] !== f) return false;
-          if (container === null) return true;
-          const c = this.code.units[i]!.container?.replace(/::/g, '.');
-          return c === container || (c != null && c.endsWith(`.${container}`));
-        });
-      }
-    }
-    return this.code.resolve(s);
-  }
-
-  private fileIndex(path: string): number {
-    const p = path.replace(/\\/g, '/').replace(/^\.\//, '');
-    const exact = this.look.pathIndex(p);
-    if (exact >= 0) return exact;
-    const hits = this.code.paths.flatMap((q, f) => (q.endsWith(`/${p}`) ? [f] : []));
-    return hits.length === 1 ? hits[0]! : -1;
-  }
-
-  /**
-   * Definitions a bare name reaches from one file, by the graph's scope rules: the file itself,
-   * the files it imports, names it imports explicitly, then the language's implicit scope.
-   */
-  private resolveFrom(f: number, name: string): number[] {
-    const { table, imports } = this.code;
-    const own = table.byName.get(name) ?? [];
-    if (own.length === 0) return [];
-    const sameFile = own.filter((c) => table.fileOf[c] === f);
-    if (sameFile.length > 0) return sameFile;
-    const imported = own.filter((c) => imports.imports[f]!.has(table.fileOf[c]!));
-    if (imported.length > 0) return imported;
-    if (imports.importedNames[f]!.has(name)) return own.filter((c) => table.units[c]!.exported);
-    const lang = imports.languages[f]!;
-    if (lang === 'go' || lang === 'java') return own.filter((c) => imports.dirs[table.fileOf[c]!] === imports.dirs[f]);
-    if (lang === 'c' || lang === 'cpp' || lang === 'rust') return own;
-    return [];
+    return resolve.resolve(this, symbol);
   }
 
   defs(symbol: string, from: string | null, limit: number) {
     let hits: number[];
     let scope: string | null = null;
     if (from && /^[A-Za-z_$][\w$]*$/.test(symbol.trim())) {
-      const f = this.fileIndex(from);
+      const f = resolve.fileIndex(this, from);
       if (f < 0) return { symbol, from, definitions: [], total: 0, ambiguous: false, not_found: true, reason: `no indexed file ${from}` };
       scope = this.code.paths[f]!;
-      hits = this.resolveFrom(f, symbol.trim());
-    } else hits = this.resolve(symbol);
+      hits = resolve.resolveFrom(this, f, symbol.trim());
+    } else hits = resolve.resolve(this, symbol);
     return {
       symbol,
       from: scope,
@@ -219,7 +173,7 @@ export class RepoIndex extends IndexStore {
   }
 
   refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
-    const targets = this.resolve(symbol);
+    const targets = resolve.resolve(this, symbol);
     const targetSet = new Set(targets);
     const incoming = this.code.incomingEdges();
     const out: RefEntry[] = [];
@@ -302,7 +256,7 @@ export class RepoIndex extends IndexStore {
         if (!(called || (kinds.includes('reference') && mod.identifiers.includes(name)))) continue;
         const via = called ? 'call' : 'reference';
         if (!kinds.includes(via)) continue;
-        const hits = this.resolveFrom(f, name);
+        const hits = resolve.resolveFrom(this, f, name);
         if (!hits.includes(t)) continue;
         const lines = this.moduleLines(f, name, 200, ctor < 0 && receiverOnly(t), ctor >= 0 ? afterNew : valueUse(t));
         if (lines.length === 0) continue;
@@ -356,7 +310,7 @@ export class RepoIndex extends IndexStore {
   }
 
   callees(symbol: string, limit: number) {
-    const targets = this.resolve(symbol);
+    const targets = resolve.resolve(this, symbol);
     const set = new Set(targets);
     const seen = new Map<number, { weight: number }>();
     for (const e of this.code.edges) if (set.has(e.from) && e.kind === 'call' && !set.has(e.to)) seen.set(e.to, { weight: e.weight });
@@ -406,7 +360,7 @@ export class RepoIndex extends IndexStore {
   }
 
   source(symbol: string, maxChars: number, limit: number) {
-    const hits = this.resolve(symbol);
+    const hits = resolve.resolve(this, symbol);
     const sources = hits.slice(0, limit).map((i) => {
       const u = this.code.units[i]!;
       const text = this.code.analyses[this.code.table.fileOf[i]!]!.content.slice(u.start, u.end);
@@ -430,7 +384,7 @@ export class RepoIndex extends IndexStore {
     const notFoundFiles: string[] = [];
     const notFoundSymbols: string[] = [];
     for (const path of focusFiles) {
-      const f = this.fileIndex(path);
+      const f = resolve.fileIndex(this, path);
       if (f < 0) {
         notFoundFiles.push(path);
         continue;
@@ -440,7 +394,7 @@ export class RepoIndex extends IndexStore {
     }
     const resolvedSymbols: string[] = [];
     for (const s of focusSymbols) {
-      const hits = this.resolve(s);
+      const hits = resolve.resolve(this, s);
       if (hits.length === 0) notFoundSymbols.push(s);
       else resolvedSymbols.push(s);
       for (const i of hits) {
@@ -682,7 +636,7 @@ export class RepoIndex extends IndexStore {
     };
     const chosen: number[] = [];
     for (const s of opts.symbols) {
-      const hits = this.resolve(s);
+      const hits = resolve.resolve(this, s);
       if (hits.length === 0) notFound.push(s);
       for (const i of hits) {
         chosen.push(i);
@@ -690,7 +644,7 @@ export class RepoIndex extends IndexStore {
       }
     }
     for (const path of opts.files) {
-      const f = this.fileIndex(path);
+      const f = resolve.fileIndex(this, path);
       if (f < 0) {
         notFound.push(path);
         continue;
@@ -944,7 +898,7 @@ export class RepoIndex extends IndexStore {
 
   /** Ids of every unit reached from `focus` (for tests: reach over the current graph). */
   reachIds(focus: string, reverse: boolean): string[] {
-    const seeds = this.resolve(focus);
+    const seeds = resolve.resolve(this, focus);
     return reach(this.code.table, this.code.edges, seeds, reverse).map((r) => this.code.units[r.unit]!.id);
   }
 
