@@ -5,6 +5,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { Logger } from '../../src/lib/log.js';
 import { call } from '../helpers/mcp.js';
 import { freshDatabase } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 export interface CapturingServer {
   app: RunningApp;
@@ -41,16 +42,15 @@ export async function startCapturingServer(overrides: Partial<Config> = {}): Pro
   };
 }
 
-/** Polls gc_run_status until the run leaves queued/running (or the time is up). */
+/** Polls gc_run_status until `until` holds (default: the run left queued/running); the timeout only catches a stuck run. */
 export async function waitForRun(client: Client, runId: string, timeoutMs = 30_000, until: (s: any) => boolean = (s) => !['queued', 'running'].includes(s.status)): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let last: unknown;
+  return waitFor(() => `run ${runId} still ${JSON.stringify(last)}`, async () => {
     const s = await call(client, 'gc_run_status', { run_id: runId });
     if (s.isError) throw new Error(JSON.stringify(s.data));
-    if (until(s.data)) return s.data;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still ${s.data.status}: ${JSON.stringify(s.data)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    last = s.data;
+    return until(s.data) && s.data;
+  }, { timeoutMs, everyMs: 50 });
 }
 
 /** The three-node workflow of the issue: kb_query → compress → llm. */

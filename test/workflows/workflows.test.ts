@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LocalLlmServer } from '../../src/providers/llm/localServer.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { DOCS, makeTenant } from '../kb/helpers.js';
 import { startCapturingServer, threeNodeGraph, waitForRun, type CapturingServer } from './helpers.js';
 
@@ -152,15 +153,21 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
     expect(ing.isError).toBe(false);
     await server.app.services.knowledge.idle();
     const wf = await call(a, 'gc_workflow_create', { name: 'three nodes', graph: threeNodeGraph() });
-    const started = performance.now();
-    const run = await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id, inputs: { question: 'How should connection pooling be set up?' } });
-    const answeredMs = performance.now() - started;
-    expect(run.isError, JSON.stringify(run.data)).toBe(false);
-    expect(run.data.status).toBe('queued');
-    expect(answeredMs).toBeLessThan(2000);
+    // The run id answers without waiting for the run: with the executor stopped, nothing can run it,
+    // yet the call answers queued (it would hang if it waited for the run).
+    const exec = server.app.services.runs;
+    await exec.close();
+    let run: Awaited<ReturnType<typeof call>>;
+    try {
+      run = await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id, inputs: { question: 'How should connection pooling be set up?' } });
+      expect(run.isError, JSON.stringify(run.data)).toBe(false);
+      expect(run.data.status).toBe('queued');
+      expect((await waitForRun(a, run.data.run_id, 1000, () => true)).status).toBe('queued');
+    } finally {
+      exec.start(server.app.services);
+    }
     const done = await waitForRun(a, run.data.run_id);
     expect(done.status, JSON.stringify(done)).toBe('succeeded');
-    console.log(`three-node run: run id answered in ${answeredMs.toFixed(1)} ms; succeeded after ${(performance.now() - started).toFixed(0)} ms (polled every 100 ms)`);
     const [search, squeeze, answer] = done.nodes;
     expect(search).toMatchObject({ node_id: 'search', type: 'kb_query', status: 'succeeded' });
     expect(search.output.count).toBeGreaterThan(0);
@@ -270,20 +277,18 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
   });
 
   it('cancellation: a running run stops within a heartbeat, a queued one at once; finished runs stay', async () => {
+    // The provider would answer after ten minutes, longer than the test may run: only the cancel can end the run.
     const wf = await call(a, 'gc_workflow_create', {
       name: 'slow',
-      graph: { nodes: [{ id: 'slow', type: 'llm', params: { prompt: 'take your time', model: 'gc-local:delay=20000' } }, { id: 'next', type: 'compress' }], edges: [{ from: 'slow', to: 'next' }] },
+      graph: { nodes: [{ id: 'slow', type: 'llm', params: { prompt: 'take your time', model: 'gc-local:delay=600000' } }, { id: 'next', type: 'compress' }], edges: [{ from: 'slow', to: 'next' }] },
     });
     const run = await call(a, 'gc_run_from_workflow', { workflow_id: wf.data.workflow_id });
     await waitForRun(a, run.data.run_id, 10_000, (s) => s.nodes[0].status === 'running');
-    const asked = performance.now();
     const c = await call(b, 'gc_run_cancel', { run_id: run.data.run_id });
     expect(c.data).toMatchObject({ status: 'running', cancel_requested: true });
-    const done = await waitForRun(a, run.data.run_id, 10_000);
-    const tookMs = performance.now() - asked;
+    const done = await waitForRun(a, run.data.run_id);
     expect(done.status).toBe('cancelled');
     expect(done.nodes.map((n: { status: string }) => n.status)).toEqual(['cancelled', 'cancelled']);
-    expect(tookMs).toBeLessThan(5000);
     const again = await call(a, 'gc_run_cancel', { run_id: run.data.run_id });
     expect(again.data.status).toBe('cancelled');
 
@@ -350,9 +355,7 @@ describe(`workflows and runs over MCP (${DB_KIND})`, () => {
     await waitForRun(a, run.data.run_id, 10_000, (s) => s.nodes[0].status === 'running');
     // Another instance takes the run over (as if this one had stalled past its lease).
     await db.query(`update workflow_runs set lease_owner = 'another-instance', lease_expires_at = now() + interval '1 hour' where id = $1`, [run.data.run_id]);
-    const deadline = Date.now() + 5000;
-    while (server.app.services.runs.running > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(server.app.services.runs.running).toBe(0);
+    await waitFor('the executor let the run go', () => server.app.services.runs.running === 0);
     const held = await waitForRun(a, run.data.run_id, 1000, () => true);
     expect(held).toMatchObject({ status: 'running', attempts: 1 });
     expect(held.nodes[0].status).toBe('running');
