@@ -11,6 +11,12 @@ import { searchTimeline, TIMELINE_KINDS, TIMELINE_LIMIT_DEFAULT, TIMELINE_LIMIT_
 import { ingestTranscript, TRANSCRIPT_FORMATS } from '../../domain/ingest/transcripts.js';
 import { QUERY_LIMIT_DEFAULT, QUERY_LIMIT_MAX } from '../../domain/knowledge/query.js';
 import { defineTool, type ToolDefinition } from '../tool.js';
+import { int } from './outputsB.js';
+
+/** versionOut: the version an ingest wrote. */
+const version = { version_id: z.string(), version_number: int, content_hash: z.string(), created_at: z.string() };
+const ingested = z.looseObject({ item_id: z.string(), name: z.string(), status: z.string(), ...version, tokens: int });
+const multimodalOutput = ingested.extend({ kind: z.enum(['pdf', 'image']), media_type: z.string(), sha256: z.string(), text_chars: int, preview: z.string() });
 
 const itemId = z.string().uuid().describe('item_id of a Knowledge Hub item (gc_kb_list, or the ingest tools)');
 const metadata = z.record(z.string(), z.unknown());
@@ -41,6 +47,7 @@ function multimodalTool(name: 'ingest_multimodal' | 'multimodal_ingest'): ToolDe
     scope: 'mcp:write',
     needsProject: true,
     description: name === 'multimodal_ingest' ? `${multimodalDescription} Same as ingest_multimodal.` : multimodalDescription,
+    output: multimodalOutput,
     input: multimodalInput,
     async handler(args, ctx) {
       const project = await boundProject(ctx.call);
@@ -52,6 +59,11 @@ function multimodalTool(name: 'ingest_multimodal' | 'multimodal_ingest'): ToolDe
 export const ingestTools = [
   defineTool({
     name: 'batch_ingest_documents',
+    output: z.looseObject({
+      // A failed document carries error and detail instead of the item.
+      results: z.array(z.looseObject({ index: int, ok: z.boolean(), name: z.string().nullable(), item_id: z.string().optional(), error: z.string().optional() })),
+      summary: z.looseObject({ total: int, created: int, failed: int }),
+    }),
     scope: 'mcp:write',
     needsProject: true,
     description: `Ingests up to ${BATCH_MAX_DOCUMENTS} documents (each content or an https url) into the key's project Knowledge Hub in one call, 4 at a time. Every document gets its own result (item_id, version, content_hash, tokens, or error and detail); one failure does not stop the others. Chunking and embedding then run asynchronously as for gc_kb_ingest.`,
@@ -82,6 +94,16 @@ export const ingestTools = [
   }),
   defineTool({
     name: 'refresh_document',
+    output: z.looseObject({
+      item_id: z.string(),
+      changed: z.boolean(),
+      source: z.enum(['content', 'url']),
+      ...version,
+      previous_version_id: z.string().nullable(),
+      tokens: int.nullable(),
+      pruned_versions: int,
+      status: z.string(),
+    }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -94,6 +116,13 @@ export const ingestTools = [
   }),
   defineTool({
     name: 'get_version_history',
+    output: z.looseObject({
+      item_id: z.string(),
+      name: z.string(),
+      current_version_id: z.string().nullable(),
+      total_versions: int,
+      versions: z.array(z.looseObject({ ...version, tokens: int, chars: int, origin: z.string(), current: z.boolean() })),
+    }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -106,6 +135,20 @@ export const ingestTools = [
   }),
   defineTool({
     name: 'find_duplicates',
+    output: z.looseObject({
+      method: z.literal('minhash'),
+      threshold: z.number(),
+      compared_documents: int,
+      clusters: z.array(
+        z.looseObject({
+          cluster_id: int,
+          size: int,
+          items: z.array(z.looseObject({ item_id: z.string(), name: z.string() })),
+          pairs: z.array(z.looseObject({ item_a: z.string(), item_b: z.string(), similarity: z.number(), identical: z.boolean() })),
+        }),
+      ),
+      total_clusters: int,
+    }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -125,6 +168,15 @@ export const ingestTools = [
   }),
   defineTool({
     name: 'ingest_transcript',
+    output: ingested.extend({
+      format: z.string(),
+      timing: z.string(),
+      recorded_at: z.string(),
+      segment_count: int,
+      duration_seconds: z.number(),
+      speakers: z.array(z.string()),
+      segments: z.array(z.looseObject({ ordinal: int })),
+    }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -147,6 +199,15 @@ export const ingestTools = [
   }),
   defineTool({
     name: 'search_timeline',
+    output: z.looseObject({
+      query: z.string().nullable(),
+      from: z.string().nullable(),
+      to: z.string().nullable(),
+      // Transcript hits carry segment, start/end_seconds and speaker; document hits chunk_index and heading.
+      results: z.array(z.looseObject({ kind: z.enum(['transcript', 'document']), item_id: z.string(), timestamp: z.string().nullable(), text: z.string(), score: z.number().nullable() })),
+      total: int,
+      candidates_truncated: z.boolean(),
+    }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -175,6 +236,14 @@ export const ingestTools = [
   multimodalTool('multimodal_ingest'),
   defineTool({
     name: 'search_multimodal',
+    output: z.looseObject({
+      query: z.string(),
+      results: z.array(
+        z.looseObject({ item_id: z.string(), kind: z.string(), pages: z.array(int), ocr_confidence: z.number().nullable(), chunk_id: z.string(), text: z.string(), score: z.number() }),
+      ),
+      total: int,
+      searched_items: int,
+    }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,

@@ -6,6 +6,36 @@ import { deleteProvider, listProviders, PROVIDER_APIS, providerResponse, setProv
 import { cancelRun, createRun, getRun, listRuns, runNodes, runResponse, runSummary, RUN_STATES } from '../../domain/workflows/runs.js';
 import { createWorkflow, getWorkflow, getWorkflowVersion, listWorkflows, saveWorkflow, workflowResponse } from '../../domain/workflows/workflows.js';
 import { defineTool, type ToolContext } from '../tool.js';
+import { anyObject, int } from './outputsB.js';
+
+const provider = z.looseObject({ name: z.string(), api: z.enum(PROVIDER_APIS), base_url: z.string().nullable(), default_model: z.string().nullable(), has_key: z.boolean() });
+/** workflowResponse: version (with its graph) unless listed. */
+const workflow = z.looseObject({
+  workflow_id: z.string(),
+  project_id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  current_version_id: z.string().nullable(),
+  version_number: int.nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  version: z.looseObject({ version_id: z.string(), number: int, graph: z.looseObject({ nodes: z.array(anyObject), edges: z.array(anyObject) }), graph_hash: z.string() }).optional(),
+});
+const tokens = z.looseObject({ input: int, output: int });
+/** runSummary; gc_run_status adds inputs and nodes. */
+const run = z.looseObject({
+  run_id: z.string(),
+  workflow_id: z.string(),
+  version_id: z.string(),
+  status: z.enum(RUN_STATES),
+  error: z.string().nullable(),
+  provider_calls: int,
+  tokens,
+  cost_usd: z.number(),
+  created_at: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
 
 /** The key's project (needsProject guarantees one is bound); it must still be the caller's. */
 export async function boundProject(ctx: ToolContext): Promise<string> {
@@ -24,6 +54,7 @@ const graph = graphShape.describe(
 export const workflowTools = [
   defineTool({
     name: 'gc_provider_set',
+    output: provider.extend({ created: z.boolean() }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -45,6 +76,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_provider_list',
+    output: z.looseObject({ providers: z.array(provider), local_provider_available: z.boolean() }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -58,6 +90,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_provider_delete',
+    output: z.looseObject({ name: z.string(), deleted: z.literal(true) }),
     scope: 'mcp:write',
     needsProject: true,
     description: 'Removes a provider of the project, its stored key with it.',
@@ -70,6 +103,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_workflow_create',
+    output: workflow,
     scope: 'mcp:write',
     needsProject: true,
     description: 'Creates a workflow in the key\'s project from a validated graph (version 1).',
@@ -82,6 +116,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_workflow_get',
+    output: workflow,
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -96,6 +131,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_workflow_list',
+    output: z.looseObject({ workflows: z.array(workflow), next_cursor: z.string().nullable() }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -110,6 +146,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_workflow_save',
+    output: workflow.extend({ created: z.boolean() }),
     scope: 'mcp:write',
     needsProject: true,
     description:
@@ -133,6 +170,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_run_from_workflow',
+    output: run,
     // llm nodes call the project's LLM provider.
     hints: { openWorldHint: true },
     scope: 'mcp:write',
@@ -157,6 +195,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_run_status',
+    output: run.extend({ inputs: z.unknown(), nodes: z.array(z.looseObject({ node_id: z.string(), type: z.string(), status: z.string(), output: z.unknown(), error: z.string().nullable(), tokens })) }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -170,6 +209,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_run_list',
+    output: z.looseObject({ runs: z.array(run), total: int }),
     scope: 'mcp:read',
     needsProject: true,
     readOnly: true,
@@ -185,6 +225,7 @@ export const workflowTools = [
   }),
   defineTool({
     name: 'gc_run_cancel',
+    output: run,
     scope: 'mcp:write',
     needsProject: true,
     description: 'Cancels a run: a queued run ends cancelled at once; a running one stops within about a second (the node in flight is aborted). A finished run is returned unchanged.',
