@@ -7,6 +7,7 @@ import { dataDisk } from '../../domain/health/readiness.js';
 import { defineTool } from '../tool.js';
 import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
 import { tokensOf } from './tokens.js';
+import { blob, int } from './outputsA.js';
 
 function windowOf(args: { context_window?: number; model?: string }): number {
   const window = args.context_window ?? contextWindowFor(args.model);
@@ -171,6 +172,15 @@ export const advisoryTools = [
     readOnly: true,
     advisory: true,
     description: 'Models loaded, memory, cache hit ratio, stale documents, disk space, and recommendations.',
+    output: z.looseObject({
+      models_loaded: blob,
+      memory: z.looseObject({ rss_bytes: int, heap_used_bytes: int, system_free_bytes: int, system_total_bytes: int }),
+      cache_hit_ratio: z.number().nullable(),
+      stale_documents: int,
+      disk: z.looseObject({ free_bytes: z.number(), total_bytes: z.number() }).nullable(),
+      database: z.string(),
+      recommendations: z.array(z.string()),
+    }),
     input: z.object({}).strict(),
     async handler(_args, { services, principal }) {
       const disk = await dataDisk(services);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { createJob, jobSummary, QUEUE_MAX_DOCUMENT_CHARS, QUEUE_MAX_DOCUMENTS } from '../../domain/batchQueue/jobs.js';
 import { defineTool } from '../tool.js';
 import { teamExportTools } from './teamExport.js';
+import { int } from './outputsA.js';
 
 const documentShape = z
   .object({
@@ -20,6 +21,14 @@ export const batchQueueTools = [
     scope: 'mcp:write',
     advisory: true,
     description: `Queues up to ${QUEUE_MAX_DOCUMENTS} documents for compression (Team or Enterprise) and returns a job_id at once; GET /v1/batch-queue/{job_id} gives status, progress and each document's result. Jobs are durable and resume after a restart; each document is metered like a /v1/batch-compress document.`,
+    output: z.looseObject({
+      job_id: z.string(),
+      status: z.string(),
+      progress: z.looseObject({ total: int, done: int, succeeded: int, failed: int, pending: int, percent: z.number() }),
+      summary: z.looseObject({ total_original_tokens: int, total_compressed_tokens: int, total_tokens_saved: int, overall_savings_percent: z.number() }),
+      created_at: z.string(),
+      status_url: z.string(),
+    }),
     input: z
       .object({
         documents: z.array(documentShape).describe(`1 to ${QUEUE_MAX_DOCUMENTS} documents`),

@@ -14,6 +14,17 @@ function benchmarkTool(name: 'gc_submit_benchmark' | 'submit_benchmark') {
     name,
     scope: 'mcp:write',
     advisory: true,
+    output: z.looseObject({
+      benchmark_id: z.string(),
+      public_url: z.string(),
+      published: z.boolean(),
+      model: z.string(),
+      quantization: z.string(),
+      hardware: z.string(),
+      tokens_per_second: z.number(),
+      notes: z.string().nullable(),
+      submitted_at: z.string(),
+    }),
     description: `Submits an inference benchmark run (model, quantization, hardware, tokens_per_second, optional notes); it is published immediately at public_url. At most ${BENCHMARKS_PER_HOUR} runs per hour per key.`,
     input: z
       .object({

@@ -14,6 +14,16 @@ export function configureForClientTool(catalogue: { all(): readonly ToolDefiniti
     advisory: true,
     description:
       "This service's MCP configuration in a client's own format (Claude Code, Claude Desktop, Cursor, VS Code, Windsurf, Cline, Continue, Zed, Codex, Gemini CLI), with where it goes; the key is read from an environment variable, never written in.",
+    output: z.looseObject({
+      client: z.string(),
+      name: z.string(),
+      location: z.string(),
+      format: z.enum(['shell', 'json', 'yaml', 'toml']),
+      url: z.string(),
+      key_from: z.string(),
+      snippet: z.string(),
+      notes: z.array(z.string()),
+    }),
     input: z
       .object({
         client: z.enum(CLIENT_IDS),

@@ -8,6 +8,7 @@ import { getPreservedOriginal, pagePreservedOriginals, preservedStats, PRESERVE_
 import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens, filterCliOutput } from '../../domain/compression/toolOutput.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
+import { blob, int, manifestStats, rows } from './outputsA.js';
 
 /** Input caps of the tool-output and meta-token tools: one call stays a short pool task. */
 export const MAX_TOOL_OUTPUT_CHARS = 128_000;
@@ -72,6 +73,21 @@ export const compressionTools = [
     name: 'filter_cli_output',
     description:
       "Cuts a test runner's, compiler's or package manager's output (vitest, jest, pytest, cargo, go test, tsc, npm; others generically) to its failures with their detail, errors and summary; passing tests, progress and library stack frames are folded into counted markers. Lines are kept verbatim.",
+    output: z.looseObject({
+      filtered_output: z.string(),
+      detected: z.string(),
+      summary: z.array(z.string()),
+      failure_lines: int,
+      error_lines: int,
+      folded: z.looseObject({ passed: int, progress: int, frames: int, other: int }),
+      lines_in: int,
+      lines_out: int,
+      original_tokens: int,
+      filtered_tokens: int,
+      tokens_saved: int,
+      savings_percent: z.number(),
+      unchanged: z.boolean(),
+    }),
     input: z
       .object({
         output: z.string().max(MAX_TOOL_OUTPUT_CHARS).describe('The raw output'),
@@ -104,6 +120,20 @@ export const compressionTools = [
     name: 'compress_meta_tokens',
     description:
       'Lossless compression: frequent multi-token substrings become single dictionary symbols (format gc-meta-tokens/1). Returns the dictionary and the encoded text; mode decompress (or decode: true) with encoded + dictionary restores the input exactly.',
+    output: z.union([
+      z.looseObject({
+        mode: z.literal('compress'),
+        format: z.string(),
+        escape: z.string(),
+        encoded: z.string(),
+        dictionary: z.record(z.string(), z.string()),
+        original_tokens: int,
+        total_tokens: int,
+        tokens_saved: int,
+        savings_percent: z.number(),
+      }),
+      z.looseObject({ mode: z.literal('decompress'), format: z.string(), text: z.string(), characters: int }),
+    ]),
     input: z
       .object({
         mode: z.enum(['compress', 'decompress']).default('compress'),
@@ -154,6 +184,7 @@ export const compressionTools = [
     name: 'compress_mcp_registry',
     description:
       'Shrinks a list of MCP tool definitions: each description is cut to its first sentence (at most max_description_chars); every inputSchema is kept byte for byte.',
+    output: z.looseObject({ tools: z.array(blob), ...manifestStats }),
     input: z
       .object({
         tools: z.array(toolDef).min(1).max(2000),
@@ -169,6 +200,7 @@ export const compressionTools = [
     name: 'gc_compress_manifest',
     description:
       'Compresses an MCP server manifest (a tools/list result: {tools: [...]}, other fields passed through): shorter descriptions, each inputSchema kept byte for byte.',
+    output: z.looseObject({ manifest: z.looseObject({ tools: z.array(blob) }), ...manifestStats }),
     input: z
       .object({
         manifest: z.object({ tools: z.array(toolDef).min(1).max(2000) }).passthrough(),
@@ -186,6 +218,7 @@ export const compressionTools = [
     scope: 'mcp:read',
     advisory: true,
     description: 'Returns an original preserved when a compression removed more than 80% of the tokens (original_id from the compression response).',
+    output: z.looseObject({ original_id: z.string(), content: z.string(), content_tokens: int, created_at: z.string() }),
     input: z.object({ original_id: z.string().uuid() }).strict(),
     async handler({ original_id }, ctx) {
       const row = await getPreservedOriginal(ctx.services.db, ctx.principal.userId, original_id);
@@ -199,6 +232,12 @@ export const compressionTools = [
     readOnly: true,
     advisory: true,
     description: 'Lists the originals kept for get_original_output (compressions that removed more than 80% of the tokens), newest first, with a preview.',
+    output: z.looseObject({
+      entries: z.array(z.looseObject({ original_id: z.string(), content_tokens: int, chars: int, preview: z.string(), created_at: z.string() })),
+      page: int,
+      page_size: int,
+      total: int,
+    }),
     input: z
       .object({
         page: z.number().int().min(1).max(1_000_000).default(1),
@@ -224,6 +263,7 @@ export const compressionTools = [
     readOnly: true,
     advisory: true,
     description: 'What the store of originals (get_original_output) holds for you: entries, tokens, bytes, oldest and newest, and the rule that fills it.',
+    output: z.looseObject({ entries: int, content_tokens: int, bytes: int, oldest: z.string().nullable(), newest: z.string().nullable(), preserve_above_savings_percent: z.number() }),
     input: z.object({}).strict(),
     async handler(_args, ctx) {
       const s = await preservedStats(ctx.services.db, ctx.principal.userId);
@@ -243,6 +283,19 @@ export const compressionTools = [
     name: 'compress_codebase',
     description:
       'Structural compression of several source files: parse, dependency graph, PageRank, BM25 on the query and blast radius around focus_symbols, fused by reciprocal rank fusion and rendered within token_budget.',
+    output: z.looseObject({
+      output: z.string(),
+      files: int,
+      units: int,
+      original_tokens: int,
+      compressed_tokens: int,
+      tokens_saved: int,
+      savings_percent: z.number(),
+      ranking: rows,
+      blast_radius: blob.nullable(),
+      result_incomplete: z.boolean(),
+      not_found: z.array(z.string()),
+    }),
     input: z
       .object({
         files: z
