@@ -12,6 +12,7 @@ import { refine } from '../../domain/ace/refine.js';
 import { viewPlaybook } from '../../domain/ace/view.js';
 import { scopeOf } from '../../domain/memory/memories.js';
 import { defineTool } from '../tool.js';
+import { int, rows } from './outputsA.js';
 
 const SCOPE_NOTE = "Playbooks are scoped to the caller and the key's project (an unbound key uses the user's own scope).";
 
@@ -32,6 +33,50 @@ const maxNew = z.number().int().min(0).max(50).default(8).describe('New bullets 
 const pruneMargin = z.number().int().min(1).max(1_000_000).default(3).describe('Prune a bullet when harmful_count - helpful_count reaches this');
 const outcome = z.enum(OUTCOMES).default('unknown').describe('How the attempt went, when known: success tags the used bullets helpful, failure harmful (when the model gives no tags)');
 
+/** Output shapes: one model call's figures, a playbook, a delta, and each step's result (ace_execute_cycle nests them). */
+const figures = { provider: z.string(), model: z.string(), input_tokens: int.nullable(), output_tokens: int.nullable(), cost_micros: z.number().nullable() };
+const playbookOut = z.looseObject({ playbook_id: z.string(), name: z.string(), version: int });
+const deltaOut = { delta_id: z.string(), operations: rows, added: int, duplicates: int, updated: int, playbook_version: int };
+const generateOut = z.looseObject({
+  playbook: playbookOut,
+  task: z.string(),
+  answer: z.string(),
+  bullets_used: z.array(z.looseObject({ bullet_id: z.string(), label: z.string(), section: z.string(), score: z.number().nullable() })),
+  bullets_cited: z.array(z.string()),
+  playbook_tokens: int,
+  playbook_bullets: int,
+  ...figures,
+});
+const reflectOut = z.looseObject({
+  reflection_id: z.string(),
+  playbook_id: z.string(),
+  outcome: z.enum(OUTCOMES),
+  bullets_used: z.array(z.string()),
+  insights: rows,
+  bullet_tags: rows,
+  path: z.enum(['model', 'fallback']),
+  ...figures,
+});
+const curateOut = z.looseObject({
+  reflection_id: z.string(),
+  playbook_id: z.string(),
+  ...deltaOut,
+  path: z.enum(['model', 'fallback']),
+  already_applied: z.boolean(),
+  model_call: z.looseObject(figures).nullable(),
+  cost_micros: z.number().nullable(),
+});
+const refineOut = z.looseObject({
+  playbook_id: z.string(),
+  merged: rows,
+  pruned: rows,
+  bullets_before: int,
+  bullets_after: int,
+  dry_run: z.boolean(),
+  delta_id: z.string().nullable(),
+  playbook_version: int,
+});
+
 const refOf = (a: { playbook?: string; playbook_id?: string }): PlaybookRef => ({ playbookId: a.playbook_id, name: a.playbook });
 const choiceOf = (a: { provider?: string; model?: string; max_tokens: number }) => ({ provider: a.provider, model: a.model, maxTokens: a.max_tokens });
 
@@ -42,6 +87,7 @@ export const aceTools = [
     advisory: true,
     description:
       `ACE generator: answers task with the playbook's most relevant bullets in the prompt (hybrid BM25 + embedding ranking, packed into budget_tokens measured on the rendered bullets), through the project's LLM provider. Returns the answer, bullets_used (given to the model), bullets_cited (labels the answer names, e.g. [b3]) and the call's cost_micros. Creates the named playbook when it does not exist. ${SCOPE_NOTE}`,
+    output: generateOut,
     input: z.object({ ...playbookArgs, task, context: longText.optional(), budget_tokens: budget.default(2000), ...modelArgs }).strict(),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);
@@ -55,6 +101,7 @@ export const aceTools = [
     advisory: true,
     description:
       "ACE reflector: from task, answer (the trajectory) and optional feedback, ground_truth and outcome, the model extracts insights and tags the used bullets (bullet_ids) helpful, harmful or neutral. Stored with a reflection_id for ace_curate. When the model's answer is not the JSON asked for, path is 'fallback': its sentences about the task, feedback or ground truth are the insights and outcome decides the tags.",
+    output: reflectOut,
     input: z
       .object({
         ...playbookArgs,
@@ -82,6 +129,7 @@ export const aceTools = [
     advisory: true,
     description:
       "ACE curator: turns a reflection into a delta applied incrementally: ADD new bullets (skipped as duplicate when an existing bullet's embedding cosine reaches similarity_threshold) and UPDATE the helpful/harmful counters the reflection tagged. The playbook is never rewritten. The model proposes the ADDs as JSON; without usable JSON the reflection's insights are used (path 'fallback'). Curating a reflection again returns its delta (already_applied).",
+    output: curateOut,
     input: z.object({ reflection_id: z.string().uuid(), max_new_bullets: maxNew, similarity_threshold: threshold, ...modelArgs }).strict(),
     async handler(args, ctx) {
       const s = scopeOf(ctx.principal);
@@ -96,6 +144,17 @@ export const aceTools = [
     readOnly: true,
     description:
       `A playbook's bullets (label, section, content, helpful_count, harmful_count, version, timestamps) in label order, optionally one section, optionally packed into budget_tokens (most useful first: helpful minus harmful), with the prompt text and stats (counts by section, tokens, counter totals, reflections, deltas). Unknown playbook: not_found. ${SCOPE_NOTE}`,
+    output: z.looseObject({
+      playbook: playbookOut,
+      section: z.string().nullable(),
+      bullets: rows,
+      returned: int,
+      truncated: z.boolean(),
+      text: z.string(),
+      tokens: int.nullable(),
+      budget_tokens: int.nullable(),
+      stats: z.looseObject({ bullet_count: int, by_section: z.record(z.string(), int), total_tokens: int, helpful_total: int, harmful_total: int, reflections: int, deltas: int, last_delta_at: z.string().nullable() }),
+    }),
     input: z.object({ ...playbookArgs, section: z.string().trim().min(1).max(40).optional(), budget_tokens: budget.optional() }).strict(),
     async handler(args, ctx) {
       const section = args.section === undefined ? undefined : normaliseSection(args.section);
@@ -108,6 +167,7 @@ export const aceTools = [
     advisory: true,
     description:
       `Adds bullets directly as one delta (ADD): each is embedded in the pool and skipped as a duplicate when an existing bullet, or an earlier one of the same call, reaches similarity_threshold. Existing bullets are not touched. Creates the named playbook when it does not exist. ${SCOPE_NOTE}`,
+    output: z.looseObject({ playbook: playbookOut, ...deltaOut }),
     input: z
       .object({
         ...playbookArgs,
@@ -132,6 +192,7 @@ export const aceTools = [
     advisory: true,
     description:
       "ACE grow-and-refine: merges near-duplicate bullets (embedding cosine at or over similarity_threshold to the group's earliest bullet, computed in the pool) into that bullet with the counters summed, and prunes bullets whose harmful_count exceeds helpful_count by prune_margin or more. Returns what merged and what was pruned; dry_run reports without writing. Unknown playbook: not_found.",
+    output: refineOut,
     input: z.object({ ...playbookArgs, similarity_threshold: threshold, prune_margin: pruneMargin, dry_run: z.boolean().default(false) }).strict(),
     async handler(args, ctx) {
       const playbook = await findPlaybook(ctx.services.db, scopeOf(ctx.principal), refOf(args));
@@ -144,6 +205,16 @@ export const aceTools = [
     advisory: true,
     description:
       'One ACE cycle: ace_generate, ace_reflect on its answer (with feedback, ground_truth, outcome), ace_curate of the reflection, and with refine also ace_refine_context. Returns each step\'s output, the delta applied and the total cost_micros of the model calls.',
+    output: z.looseObject({
+      playbook_id: z.string(),
+      generate: generateOut,
+      reflect: reflectOut,
+      curate: curateOut,
+      refine: refineOut.nullable(),
+      delta: z.looseObject({ delta_id: z.string(), operations: rows, added: int, duplicates: int, updated: int }),
+      playbook_version: int,
+      cost_micros: z.number().nullable(),
+    }),
     input: z
       .object({
         ...playbookArgs,
