@@ -6,9 +6,14 @@ import { invalidInput, notFound } from '../../domain/errors.js';
 import { expandMarkers, MAX_EXPAND_IDS } from '../../domain/compression/expand.js';
 import { documentLevels, LEVELS, multiLevel } from '../../domain/compression/multilevel.js';
 import { defineTool } from '../tool.js';
+import { int, rows } from './outputsA.js';
 
 const fileId = z.string().uuid().describe('file_id returned by ingest_context');
 const markerIds = z.array(z.string().min(1).max(64)).min(1).max(MAX_EXPAND_IDS);
+
+/** Output shapes: a stored document (describeDoc), a text at several fidelities (multiLevel). */
+const docOut = z.looseObject({ file_id: z.string(), name: z.string().nullable(), node_count: int, total_tokens: int, ingested_at: z.string(), updated_at: z.string() });
+const levelsOut = z.array(z.looseObject({ fidelity: z.enum(FIDELITIES), text: z.string(), tokens: int, savings_percent: z.number() }));
 
 function describeDoc(d: DocumentRow) {
   return {
@@ -36,6 +41,16 @@ export const documentTools = [
     advisory: true,
     description:
       'Ingests a document (inline text, or an HTTPS file_url fetched with SSRF protection), splits it into nodes by headings or blank-line blocks, stores it for you, and returns its skeleton. file_path enables sync tracking: re-ingesting the same path replaces that document.',
+    output: z.looseObject({
+      file_id: z.string(),
+      status: z.enum(['created', 'updated', 'unchanged']),
+      node_count: int,
+      total_tokens: int,
+      skeleton: z.string(),
+      skeleton_tokens: int,
+      original_id: z.string().nullable(),
+      nodes: rows,
+    }),
     input: z
       .object({
         text: z.string().min(1).max(MAX_DOCUMENT_CHARS).optional().describe('The document itself'),
@@ -77,6 +92,7 @@ export const documentTools = [
     scope: 'mcp:read',
     advisory: true,
     description: 'Your ingested documents, newest first: file_id, metadata, node and token counts, ingestion time.',
+    output: z.looseObject({ documents: z.array(docOut), total: int, limit: int, offset: int, next_offset: int.nullable() }),
     input: z.object({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) }).strict(),
     async handler({ limit, offset }, ctx) {
       const { rows, total } = await listDocuments(ctx.services.db, ctx.principal.userId, limit, offset);
@@ -88,6 +104,10 @@ export const documentTools = [
     scope: 'mcp:read',
     advisory: true,
     description: 'Statistics of your ingested documents; with file_id, the statistics of that document and its nodes.',
+    output: z.union([
+      z.looseObject({ document_count: int, node_count: int, total_tokens: int, oldest_ingested_at: z.string().nullable(), newest_ingested_at: z.string().nullable(), stale_documents: int }),
+      z.looseObject({ document: docOut, node_tokens: z.looseObject({ min: int, median: int, max: int }), headed_nodes: int, nodes: rows }),
+    ]),
     input: z.object({ file_id: fileId.optional() }).strict(),
     async handler({ file_id }, ctx) {
       if (!file_id) return { result: { ...(await documentStats(ctx.services.db, ctx.principal.userId)) } };
@@ -113,6 +133,7 @@ export const documentTools = [
     scope: 'mcp:write',
     advisory: true,
     description: 'Permanently deletes one of your ingested documents and its nodes.',
+    output: z.looseObject({ file_id: z.string(), deleted: z.literal(true) }),
     input: z.object({ file_id: fileId }).strict(),
     async handler({ file_id }, ctx) {
       if (!(await deleteDocument(ctx.services.db, ctx.principal.userId, file_id))) throw notFound(`No document ${file_id}`);
@@ -124,6 +145,16 @@ export const documentTools = [
     scope: 'mcp:read',
     description:
       'Skeleton of an ingested document. selection_mode: auto (default; query_guided when a query is given, else baseline), baseline, query_guided, or evidence_aware (query-guided plus evidence_insufficient when no node covers at least half of the query\'s content terms).',
+    output: z.looseObject({
+      file_id: z.string(),
+      selection_mode_resolved: z.string(),
+      skeleton: z.string(),
+      original_tokens: int,
+      skeleton_tokens: int,
+      original_id: z.string().nullable(),
+      evidence_insufficient: z.boolean().optional(),
+      nodes: rows,
+    }),
     input: z
       .object({
         file_id: fileId,
@@ -156,6 +187,7 @@ export const documentTools = [
     name: 'multilevel_encode',
     description:
       'A text at every fidelity (abstract, outline, balanced, detailed) in one call, each with its tokens and savings, so an agent can pick the level that fits and step up when it needs more. Give levels to get fewer.',
+    output: z.looseObject({ original_tokens: int, levels: levelsOut }),
     input: z
       .object({
         text: z.string().min(1).max(MAX_DOCUMENT_CHARS),
@@ -171,6 +203,7 @@ export const documentTools = [
     scope: 'mcp:read',
     description:
       'Every fidelity of an ingested document (file_id from ingest_context) in one call; each level is addressable as file_id + fidelity, which read_skeleton answers the same way.',
+    output: z.looseObject({ file_id: z.string(), name: z.string().nullable(), original_tokens: int, levels: levelsOut }),
     input: z
       .object({
         file_id: fileId,
@@ -186,6 +219,19 @@ export const documentTools = [
     scope: 'mcp:read',
     description:
       'Retrieves nodes of an ingested document at a fidelity: ABSTRACT (~10 tokens per node), OUTLINE (~30), STRUCTURE (~50), DETAILED (~100) or RAW (the full original). Pick nodes by node_ids, or page through all with offset/limit. marker_ids (the "#<ref>.<n>" ending an elision marker in a skeleton) returns exactly the text each marker hides, at RAW.',
+    output: z.union([
+      z.looseObject({ file_id: z.string().optional(), fidelity: z.literal('RAW'), markers: z.array(z.looseObject({ id: z.string(), text: z.string() })) }),
+      z.looseObject({
+        file_id: z.string(),
+        fidelity: z.enum(REGION_LEVELS),
+        nodes: z.array(z.looseObject({ id: z.string(), tokens: int, method: z.string(), text: z.string() })),
+        original_tokens: int,
+        output_tokens: int,
+        savings_percent: z.number(),
+        node_total: int,
+        next_offset: int.nullable(),
+      }),
+    ]),
     input: z
       .object({
         file_id: fileId.optional().describe('file_id returned by ingest_context (required unless marker_ids is given)'),
@@ -240,6 +286,7 @@ export const documentTools = [
     advisory: true,
     description:
       'The exact original text behind elision markers: give the ids from markers like "[… Install, Usage +3 more: 310 tokens #482913650271.0]" in any compressed output of yours (REST POST /v1/expand does the same).',
+    output: z.looseObject({ expansions: z.array(z.looseObject({ id: z.string(), text: z.string() })) }),
     input: z.object({ ids: markerIds.describe('Marker ids (<ref>.<n>)') }).strict(),
     async handler({ ids }, ctx) {
       return { result: { expansions: await expandMarkers(ctx.services, ctx.principal.userId, ids) } };

@@ -7,6 +7,7 @@ import { getTemplate, getVersion, LABELS, storedVariables } from '../../domain/p
 import { invalid, invalidInput } from '../../domain/errors.js';
 import { scopeOf } from '../../domain/memory/memories.js';
 import { defineTool } from '../tool.js';
+import { int, rows } from './outputsA.js';
 
 const SCOPE_NOTE = "Scoped to the caller and the key's project (an unbound key uses the user's own scope).";
 const uuid = (what: string) => z.string().uuid().describe(what);
@@ -22,6 +23,27 @@ const testCase = z
   })
   .strict();
 
+/** Output shapes: a dataset (datasetResponse) and a run (runSummary). */
+const datasetOut = z.looseObject({ dataset_id: z.string(), name: z.string(), description: z.string().nullable(), case_count: int, source: z.string(), created_at: z.string(), cases: rows.optional() });
+const runShape = {
+  run_id: z.string(),
+  template_id: z.string(),
+  dataset_id: z.string(),
+  versions: z.array(int),
+  models: z.array(z.string()),
+  provider: z.string(),
+  status: z.string(),
+  error: z.string().nullable(),
+  progress: z.looseObject({ done: int, total: int }),
+  tokens: z.looseObject({ input: int, output: int }),
+  cost_micros: z.number(),
+  cost_usd: z.number(),
+  created_at: z.string(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+};
+const runOut = z.looseObject(runShape);
+
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;
   const raw = Buffer.from(cursor, 'base64url').toString('utf8');
@@ -35,6 +57,7 @@ export const experimentTools = [
     scope: 'mcp:write',
     advisory: true,
     description: `Creates a dataset of test cases (1-${MAX_CASES}) for run_experiment: each case has template variables and, optionally, expected (exact match), contains (strings) and json_schema (checked to compile). ${SCOPE_NOTE}`,
+    output: datasetOut,
     input: z.object({ name: z.string().trim().min(1).max(200), description: z.string().max(2000).optional(), cases: z.array(testCase).min(1).max(MAX_CASES) }).strict(),
     async handler(args, ctx) {
       const row = await createDataset(ctx.call, scopeOf(ctx.principal), { name: args.name, description: args.description, cases: args.cases, source: 'manual' });
@@ -47,6 +70,7 @@ export const experimentTools = [
     advisory: true,
     readOnly: true,
     description: `Lists datasets newest first (limit 1-100, default 20, opaque cursor); include_cases adds each dataset's cases. ${SCOPE_NOTE}`,
+    output: z.looseObject({ datasets: z.array(datasetOut), total: int, next_cursor: z.string().nullable() }),
     input: z.object({ limit: z.number().int().min(1).max(100).default(20), cursor: z.string().max(100).optional(), include_cases: z.boolean().default(false) }).strict(),
     async handler(args, ctx) {
       const offset = decodeOffset(args.cursor);
@@ -60,6 +84,7 @@ export const experimentTools = [
     scope: 'mcp:write',
     advisory: true,
     description: `Derives test cases without a model call: from a document, one case per passage (paragraphs, else sentence groups) with the passage in document_variable (default: the template's first text variable) and its salient terms as 'contains'; from a template alone, typed sample values for each variable. save_as stores them as a dataset. ${SCOPE_NOTE}`,
+    output: z.looseObject({ cases: rows, count: int, dataset_id: z.string().nullable() }),
     input: z
       .object({
         template_id: uuid('Template whose variables the cases fill').optional(),
@@ -97,6 +122,7 @@ export const experimentTools = [
     scope: 'mcp:write',
     advisory: true,
     description: `Runs a template's versions (numbers and/or labels; default the latest) × a dataset's cases × models (default the provider's default model) in the background and returns the run id at once. Every case is checked to render first. Model calls go through the project's provider (default: the server's local one; an unbound key can use only that); each cell is scored: exact_match, contains, json_valid and fidelity (issue detection of the output against the expected answer, else the prompt). At most ${MAX_CELLS} cells. Durable: resumes after a restart. ${SCOPE_NOTE}`,
+    output: runOut,
     input: z
       .object({
         template_id: uuid('Template to run'),
@@ -130,6 +156,7 @@ export const experimentTools = [
     advisory: true,
     readOnly: true,
     description: `An experiment run: status (queued, running, succeeded, failed), progress, tokens and cost, aggregates per (version, model) and, unless include_cells is false, every cell's output and scores. ${SCOPE_NOTE}`,
+    output: z.looseObject({ ...runShape, aggregates: rows, cells: rows.optional() }),
     input: z.object({ run_id: uuid('run_id returned by run_experiment'), include_cells: z.boolean().default(true) }).strict(),
     async handler(args, ctx) {
       const db = ctx.services.db;
@@ -144,6 +171,16 @@ export const experimentTools = [
     advisory: true,
     readOnly: true,
     description: `Compares two succeeded runs over the same dataset: per-case overall scores and differences (b minus a), aggregate differences per metric, and a paired percentile bootstrap interval of the mean difference (computed in the pool; seeded by the run ids, so repeatable). ${SCOPE_NOTE}`,
+    output: z.looseObject({
+      run_a: runOut,
+      run_b: runOut,
+      aggregate: z.record(z.string(), z.looseObject({ a: z.number().nullable(), b: z.number().nullable(), difference: z.number().nullable() })),
+      mean_difference: z.number(),
+      interval: z.looseObject({ low: z.number(), high: z.number(), confidence: z.number(), resamples: int }),
+      significant: z.boolean(),
+      cases: z.array(z.looseObject({ case_index: int, a: z.number(), b: z.number(), difference: z.number() })),
+      better: z.looseObject({ a: int, b: int, tied: int }),
+    }),
     input: z
       .object({
         run_a: uuid('Baseline run'),
