@@ -59,6 +59,17 @@ export const t = {
   oneOf: (...rules: FieldRule[]): FieldRule => ({ types: [...new Set(rules.flatMap((r) => r.types))] }),
 };
 
+/**
+ * The `error` of a tool's error result. A tool with an outputSchema sends its errors as JSON text only
+ * (src/mcp/call.ts onTheWire: the SDK client would check structuredContent against the schema), others in
+ * structuredContent too.
+ */
+export function toolErrorOf(result: { structuredContent?: unknown; content?: unknown }): string | undefined {
+  const text = (result.content as { type: string; text?: string }[] | undefined)?.find((p) => p.type === 'text')?.text;
+  const data = (result.structuredContent ?? (text ? JSON.parse(text) : undefined)) as { error?: string } | undefined;
+  return data?.error;
+}
+
 /** What one REST call of the suite sends. `key: null` sends no Authorization header; default: the owner's key. */
 export interface RouteRequest {
   params?: Record<string, string>;

@@ -7,7 +7,7 @@
 // The spec names no response fields for these; entries check the nouns it uses (importance classes,
 // item forms) and the names issue 19 gives (compact index entries: id, title, tokens; facts:
 // valid-from, valid-to, superseded-by), each noted where derived.
-import { t, type ContractFile } from '../contract.js';
+import { t, toolErrorOf, type ContractFile } from '../contract.js';
 
 const NO_FIELDS = 'The spec lists the tool without response fields; the checked names are the ones the issue and docs/memory.md use.';
 const IMPORTANCE = t.enum('CRITICAL', 'RELEVANT', 'TRIVIAL');
@@ -211,7 +211,7 @@ export default {
       fields: { index_item_id: t.uuid, markdown: t.string, stale: t.boolean },
       check: async (_data, c) => {
         const unbound = await c.mcp('owner').callTool({ name: 'get_knowledge_index', arguments: {} });
-        if ((unbound.structuredContent as { error?: string } | undefined)?.error !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
+        if (toolErrorOf(unbound) !== 'no_project_selected') throw new Error('an unbound key should get error no_project_selected');
       },
     },
     {

@@ -4,7 +4,7 @@
 // gc_blast_radius and gc_scan (findings with rule_id, severity, message, fingerprint, matches, files,
 // evidence, status). These tools answer from
 // the project's repository index, so they use the owner's project-bound key; setup indexes two files.
-import { t, type ContractFile } from '../contract.js';
+import { t, toolErrorOf, type ContractFile } from '../contract.js';
 import { PYTHON_SAMPLE } from './compress.js';
 
 const FILES = [
@@ -35,8 +35,8 @@ export default {
       fields: { result_incomplete: t.boolean, not_found: t.array },
       check: async (_data, c) => {
         const missing = await c.mcp('project').callTool({ name: 'gc_blast_radius', arguments: {} });
-        const error = (missing.structuredContent as { error?: string } | undefined)?.error;
-        if (!missing.isError || error !== 'BlastRadiusInputError') throw new Error(`omitting focus_symbol should return BlastRadiusInputError, got ${JSON.stringify(missing.structuredContent)}`);
+        const error = toolErrorOf(missing);
+        if (!missing.isError || error !== 'BlastRadiusInputError') throw new Error(`omitting focus_symbol should return BlastRadiusInputError, got ${JSON.stringify(missing.content)}`);
       },
     },
     { tool: 'gc_repo_map', spec: 'platform: code analysis: gc_repo_map', args: { query: 'invoice total', token_budget: 256 }, key: 'project' },
