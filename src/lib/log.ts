@@ -1,3 +1,4 @@
+import { nowIso } from './time.js';
 /** One-line JSON logs on stderr. Callers never pass secrets (keys, tokens, request bodies). */
 export interface Logger {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -7,7 +8,7 @@ export interface Logger {
 
 export function createLogger(enabled = true): Logger {
   const write = (level: string) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (enabled) process.stderr.write(JSON.stringify({ t: new Date().toISOString(), level, msg, ...fields }) + '\n');
+    if (enabled) process.stderr.write(JSON.stringify({ t: nowIso(), level, msg, ...fields }) + '\n');
   };
   return { info: write('info'), warn: write('warn'), error: write('error') };
 }

@@ -13,6 +13,7 @@ import { getVisibleItem, resolveProject, visibleItemIds } from '../domain/knowle
 import type { Services } from '../services.js';
 import { PROMPT_ARGUMENT_VALUES } from './prompts.js';
 import type { Caller } from './caller.js';
+import { iso } from '../lib/time.js';
 
 /** MCP's "resource not found" code (the spec's recommendation; not in the SDK's ErrorCode enum). */
 const RESOURCE_NOT_FOUND = -32002;
@@ -49,7 +50,7 @@ export function registerResources(server: Server, services: Services, caller: Ca
     const items = projectId ? await visibleItemIds(services.db, principal, projectId, { limit: LIST_LIMIT }) : [];
     return {
       resources: [
-        ...originals.map((o) => ({ uri: `gc://originals/${o.id}`, name: `original ${o.id}`, mimeType: 'text/plain', description: `${o.content_tokens} tokens, preserved ${new Date(o.created_at).toISOString()}` })),
+        ...originals.map((o) => ({ uri: `gc://originals/${o.id}`, name: `original ${o.id}`, mimeType: 'text/plain', description: `${o.content_tokens} tokens, preserved ${iso(o.created_at)}` })),
         ...items.map((i) => ({ uri: `gc://knowledge/items/${i.id}`, name: i.name ?? `item ${i.id}`, mimeType: 'text/plain' })),
       ],
     };

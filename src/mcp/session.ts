@@ -1,4 +1,5 @@
 import type { LoggingLevel } from '@modelcontextprotocol/sdk/types.js';
+import { nowIso } from '../lib/time.js';
 
 /** Per-MCP-session state: the compression profile, listed toolsets, log level and a short history for gc_session_summary. */
 /** The toolsets a session lists: named categories, or every tool. */
@@ -37,7 +38,7 @@ type HistoryEntry = SessionState['history'][number];
 const unsaved = new WeakMap<SessionState, HistoryEntry[]>();
 
 export function remember(state: SessionState, tool: string, summary: string): void {
-  const entry = { tool, at: new Date().toISOString(), summary: summary.slice(0, 300) };
+  const entry = { tool, at: nowIso(), summary: summary.slice(0, 300) };
   state.history.push(entry);
   if (state.history.length > HISTORY_LIMIT) state.history.splice(0, state.history.length - HISTORY_LIMIT);
   let pending = unsaved.get(state);

@@ -12,6 +12,7 @@ import { hostname } from 'node:os';
 import { linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
+import { nowIso } from '../lib/time.js';
 
 export const LOCK_FILE = 'gc-owner.lock';
 /** How often a holder touches its lock file (mtime), and how long an untouched one from another host lasts. */
@@ -135,7 +136,7 @@ export async function acquireDataDirLock(dataDir: string, role: LockRole): Promi
     hostname: hostname(),
     role,
     port: null,
-    since: new Date().toISOString(),
+    since: nowIso(),
   };
   for (let attempt = 0; ; attempt++) {
     if (tryCreate(path, holder)) return track(path, holder);

@@ -4,6 +4,7 @@ import { asDomainError } from '../../domain/errors.js';
 import { validate } from '../../http/validate.js';
 import { getTool } from '../../mcp/registry.js';
 import { A2AProtocolError, invalidParams, TASK_STATES, type Message, type Part, type TaskState } from './wire.js';
+import { iso } from '../../lib/time.js';
 
 /** The protocol's requests, as both bindings hand them over (proto-JSON field names). */
 
@@ -230,7 +231,7 @@ export function parseListTasks(params: Record<string, unknown>): ListTasksParams
     if (typeof params.statusTimestampAfter !== 'string' || Number.isNaN(Date.parse(params.statusTimestampAfter))) {
       throw invalidParams('statusTimestampAfter must be an ISO 8601 timestamp');
     }
-    out.statusAfter = new Date(params.statusTimestampAfter).toISOString();
+    out.statusAfter = iso(params.statusTimestampAfter);
   }
   const include = params.includeArtifacts;
   if (include !== undefined && include !== '') {

@@ -24,6 +24,7 @@ import {
   type TaskState,
   type TaskStatus,
 } from './wire.js';
+import { nowIso } from '../../lib/time.js';
 
 /** How long a running task's process holds it without renewing; a lapsed lease means the process died. */
 export const LEASE_MS = 15_000;
@@ -134,7 +135,7 @@ export class A2AProtocol {
   }
 
   private agentStatus(taskId: string, contextId: string | null, state: TaskState, parts: Part[] | null, metadata?: Record<string, unknown>): TaskStatus {
-    return { state, ...(parts ? { message: this.agentMessage(taskId, contextId, parts, metadata) } : {}), timestamp: new Date().toISOString() };
+    return { state, ...(parts ? { message: this.agentMessage(taskId, contextId, parts, metadata) } : {}), timestamp: nowIso() };
   }
 
   /** A task for the message, stored as submitted, with its run prepared but not started. */
@@ -160,7 +161,7 @@ export class A2AProtocol {
       metadata: work.kind === 'skill' ? { skill: work.skill } : { skill: null, fidelity: work.fidelity },
       runnerId: this.runnerId,
       leaseMs: LEASE_MS,
-      at: new Date().toISOString(),
+      at: nowIso(),
     });
     let release!: () => void;
     const started = new Promise<void>((r) => (release = r));

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../store/db.js';
 import { OPEN_STATES, TERMINAL_STATES, type Artifact, type Message, type Task, type TaskState, type TaskStatus } from './wire.js';
+import { iso, nowIso } from '../../lib/time.js';
 
 /** One row of a2a_protocol_tasks (src/store/migrations/050_a2a_protocol.sql). */
 export interface TaskRow {
@@ -25,7 +26,6 @@ export function isTaskId(id: string): boolean {
   return UUID.test(id);
 }
 
-const iso = (v: Date | string) => new Date(v).toISOString();
 
 /** The stored status of a row, as the protocol shows it. */
 export function statusOf(row: TaskRow): TaskStatus {
@@ -114,7 +114,7 @@ export async function renewLeases(db: Queryable, runnerId: string, leaseMs: numb
  * process can open) every open task not run by `runnerId`. Optionally only one user's tasks.
  */
 export async function failOrphans(db: Queryable, message: Message, options: { runnerId: string; everyOpen?: boolean; userId?: string }): Promise<TaskRow[]> {
-  const params: unknown[] = [JSON.stringify(message), new Date().toISOString(), options.runnerId];
+  const params: unknown[] = [JSON.stringify(message), nowIso(), options.runnerId];
   let where = `state in ${OPEN} and runner_id is distinct from $3`;
   if (!options.everyOpen) where += ' and lease_until < now()';
   if (options.userId) {

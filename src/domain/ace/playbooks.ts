@@ -2,7 +2,8 @@
 // key's project, else the user's own), named ('default' unless told). Reads and the shapes tools return.
 import type { Queryable } from '../../store/db.js';
 import { invalid, notFound } from '../errors.js';
-import { iso, type Scope } from '../memory/memories.js';
+import { type Scope } from '../memory/memories.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const DEFAULT_PLAYBOOK = 'default';
 /** The sections the ACE paper's playbooks use; any other short lowercase name is accepted too. */
@@ -57,13 +58,13 @@ export function bulletResponse(b: BulletRow) {
     harmful_count: b.harmful_count,
     tokens: b.tokens,
     version: b.version,
-    created_at: iso(b.created_at),
-    updated_at: iso(b.updated_at),
+    created_at: isoOrNull(b.created_at),
+    updated_at: isoOrNull(b.updated_at),
   };
 }
 
 export function playbookResponse(p: PlaybookRow) {
-  return { playbook_id: p.id, name: p.name, version: Number(p.version), created_at: iso(p.created_at), updated_at: iso(p.updated_at) };
+  return { playbook_id: p.id, name: p.name, version: Number(p.version), created_at: isoOrNull(p.created_at), updated_at: isoOrNull(p.updated_at) };
 }
 
 /** The section name as stored: trimmed, lowercase, inner whitespace collapsed. */

@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import type { Call } from '../call.js';
 import { notFound } from '../errors.js';
-import { iso, type Scope } from '../memory/memories.js';
+import { type Scope } from '../memory/memories.js';
 import { aceComplete, extractJson, figuresOf, sectionFor, type CallFigures, type ModelChoice } from './llm.js';
 import { bulletsByIds, label, normaliseSection, type BulletRow, type PlaybookRow } from './playbooks.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const OUTCOMES = ['success', 'failure', 'unknown'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
@@ -118,7 +119,7 @@ export function reflectionResponse(r: ReflectionRow) {
     bullet_tags: json<BulletTag[]>(r.bullet_tags),
     path: r.path,
     reflection: r.raw,
-    created_at: iso(r.created_at),
+    created_at: isoOrNull(r.created_at),
   };
 }
 

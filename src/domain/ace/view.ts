@@ -4,6 +4,7 @@ import type { Call } from '../call.js';
 import type { Scope } from '../memory/memories.js';
 import { bulletResponse, findPlaybook, listBullets, playbookResponse, renderBullets, type PlaybookRef } from './playbooks.js';
 import { pack } from './retrieve.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export interface ViewInput {
   section?: string;
@@ -31,7 +32,7 @@ export async function viewPlaybook(call: Call, s: Scope, ref: PlaybookRef, input
     harmful_total: all.reduce((n, b) => n + b.harmful_count, 0),
     reflections: counts!.reflections,
     deltas: counts!.deltas,
-    last_delta_at: counts!.last_delta_at ? new Date(counts!.last_delta_at).toISOString() : null,
+    last_delta_at: isoOrNull(counts!.last_delta_at),
   };
   let bullets = inSection;
   let text: string;

@@ -6,6 +6,7 @@ import { needsStoring, storableText } from '../../lib/text.js';
 import type { Queryable } from '../../store/db.js';
 import { invalidInput, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
+import { isoOrNull } from '../../lib/time.js';
 
 /** A job holds up to this many documents (the synchronous /v1/batch-compress holds 50). */
 export const QUEUE_MAX_DOCUMENTS = 1000;
@@ -58,7 +59,6 @@ export interface DocumentRow {
 }
 
 export const jobNotFound = (id: string) => notFound(`Batch job '${id}' not found`);
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const bad = (loc: (string | number)[], msg: string) => invalidInput(msg, [{ loc, msg, type: 'value_error' }]);
 
 /** Checks the whole request before anything is stored: a job is either queued entirely or refused with the first problem. */
@@ -129,14 +129,14 @@ export function jobSummary(job: JobRow) {
       total_tokens_saved: original - compressed,
       overall_savings_percent: original > 0 ? Math.round(((original - compressed) / original) * 1000) / 10 : 0,
     },
-    created_at: iso(job.created_at),
-    started_at: iso(job.started_at),
-    finished_at: iso(job.finished_at),
+    created_at: isoOrNull(job.created_at),
+    started_at: isoOrNull(job.started_at),
+    finished_at: isoOrNull(job.finished_at),
   };
 }
 
 /** One document's entry: pending/running ones carry no result yet; a failed one carries its error. */
 export function documentEntry(d: DocumentRow) {
   const result = typeof d.result === 'string' ? JSON.parse(d.result) : (d.result ?? null);
-  return { index: d.ordinal, id: d.doc_id, status: d.status, fidelity: d.fidelity, attempts: d.attempts, error: d.error, finished_at: iso(d.finished_at), ...(result ? { result } : {}) };
+  return { index: d.ordinal, id: d.doc_id, status: d.status, fidelity: d.fidelity, attempts: d.attempts, error: d.error, finished_at: isoOrNull(d.finished_at), ...(result ? { result } : {}) };
 }

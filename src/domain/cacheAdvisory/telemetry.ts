@@ -2,6 +2,7 @@ import type { Call } from '../call.js';
 import { invalidInput } from '../errors.js';
 import { CACHE_RULES, CACHE_RULES_AS_OF, minimumTokens, type CacheProvider } from './rules.js';
 import { requireProvider } from './providers.js';
+import { iso, type Instant } from '../../lib/time.js';
 
 export interface CaptureInput {
   provider?: CacheProvider;
@@ -16,7 +17,6 @@ export interface CaptureInput {
   occurred_at?: string;
 }
 
-const iso = (v: unknown) => (v instanceof Date ? v : new Date(String(v))).toISOString();
 
 /**
  * capture_cache_telemetry: stores one provider call's cache figures under the caller. With the prompt,
@@ -62,7 +62,7 @@ export async function captureTelemetry(call: Call, userId: string, input: Captur
     prefix_hash: prefixHash,
     prefix_tokens: prefixTokens,
     continuation_hash: continuationHash,
-    occurred_at: iso(row!.occurred_at),
+    occurred_at: iso(row!.occurred_at as Instant),
     prefix_so_far: {
       requests: agg!.requests,
       token_hit_rate: Number(agg!.input) > 0 ? Math.round((Number(agg!.cached) / Number(agg!.input)) * 1000) / 1000 : 0,
@@ -145,8 +145,8 @@ export async function listPrefixCollisions(call: Call, userId: string, input: Co
       cached_tokens: cached,
       input_tokens: total,
       prefix_tokens: r.prefix_tokens,
-      first_seen: iso(r.first_seen),
-      last_seen: iso(r.last_seen),
+      first_seen: iso(r.first_seen as Instant),
+      last_seen: iso(r.last_seen as Instant),
       issues,
       advice,
     };

@@ -8,6 +8,7 @@ import { ifAdvisoryLockFree } from '../../store/advisoryLock.js';
 import { audit } from '../accounts/audit.js';
 import type { Commerce } from './commerce.js';
 import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
+import { iso, isoFromSeconds, nowIso } from '../../lib/time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Overage math (spec): Pro and Team: overage = max(0, used - included); cost = overage x
@@ -129,8 +130,6 @@ export async function createPortal(services: Services, commerce: Commerce, princ
   return { portal_url: session.url };
 }
 
-const iso = (seconds: number | null | undefined) => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);
-
 export async function listOrders(services: Services, commerce: Commerce, principal: Principal) {
   const customer = await billingCustomerId(services.db, principal);
   if (!customer) return [];
@@ -142,9 +141,9 @@ export async function listOrders(services: Services, commerce: Commerce, princip
     amount_due_cents: i.amount_due,
     amount_paid_cents: i.amount_paid,
     currency: i.currency,
-    created_at: iso(i.created),
-    period_start: iso(i.period_start),
-    period_end: iso(i.period_end),
+    created_at: isoFromSeconds(i.created),
+    period_start: isoFromSeconds(i.period_start),
+    period_end: isoFromSeconds(i.period_end),
     invoice_url: i.hosted_invoice_url,
   }));
 }
@@ -174,8 +173,8 @@ export async function subscriptionInfo(services: Services, commerce: Commerce, p
     subscribed_plan: planFromSubscription(commerce, sub),
     status: sub.status,
     subscription_id: sub.id,
-    current_period_start: iso(sub.current_period_start ?? item?.current_period_start),
-    current_period_end: iso(sub.current_period_end ?? item?.current_period_end),
+    current_period_start: isoFromSeconds(sub.current_period_start ?? item?.current_period_start),
+    current_period_end: isoFromSeconds(sub.current_period_end ?? item?.current_period_end),
     cancel_at_period_end: sub.cancel_at_period_end,
     customer_id: customer,
   };
@@ -189,11 +188,11 @@ export async function subscriptionInfo(services: Services, commerce: Commerce, p
 export async function meterUsage(services: Services, commerce: Commerce, principal: Principal) {
   const period = currentPeriod();
   const base = { plan: principal.plan, period_start: period.start.toISOString(), period_end: period.end.toISOString() };
-  if (principal.plan === 'free') return { ...base, count: 0, source: 'plan', stale: false, as_of: new Date().toISOString() };
+  if (principal.plan === 'free') return { ...base, count: 0, source: 'plan', stale: false, as_of: nowIso() };
   const customer = await billingCustomerId(services.db, principal);
   if (!customer) {
     // Not a billing-provider customer (e.g. an invoiced Enterprise owner): the local count is the meter.
-    return { ...base, count: await usedUnits(services.db, principal.userId, period), source: 'local', stale: false, as_of: new Date().toISOString() };
+    return { ...base, count: await usedUnits(services.db, principal.userId, period), source: 'local', stale: false, as_of: nowIso() };
   }
   try {
     const end = Math.ceil(Date.now() / 60_000) * 60;
@@ -204,7 +203,7 @@ export async function meterUsage(services: Services, commerce: Commerce, princip
        on conflict (user_id, period_start) do update set count = excluded.count, fetched_at = excluded.fetched_at`,
       [principal.userId, period.start, count],
     );
-    return { ...base, count, source: 'provider', stale: false, as_of: new Date().toISOString() };
+    return { ...base, count, source: 'provider', stale: false, as_of: nowIso() };
   } catch (err) {
     if (!(err instanceof ProviderUnavailableError)) return providerError(err);
     const [cached] = await services.db.query<{ count: string | number; fetched_at: Date }>(
@@ -212,7 +211,7 @@ export async function meterUsage(services: Services, commerce: Commerce, princip
       [principal.userId, period.start],
     );
     if (!cached) return providerError(err);
-    return { ...base, count: Number(cached.count), source: 'cache', stale: true, as_of: new Date(cached.fetched_at).toISOString() };
+    return { ...base, count: Number(cached.count), source: 'cache', stale: true, as_of: iso(cached.fetched_at) };
   }
 }
 

@@ -3,6 +3,7 @@ import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } 
 import type { Db, Queryable } from '../../store/db.js';
 import { enqueueEmail } from './outbox.js';
 import { signingKeys } from '../accounts/signingKeys.js';
+import { iso } from '../../lib/time.js';
 
 /**
  * Self-hosted licenses: compact JWS (alg EdDSA, kid of one of the service's Ed25519 signing keys,
@@ -52,7 +53,7 @@ export async function generateLicense(db: Db, userId: string, input: GenerateLic
       subject: 'Your self-hosted license key',
       text: [
         `License ${licenseId} (Enterprise, ${input.seats} seat${input.seats === 1 ? '' : 's'})`,
-        `Valid until ${new Date(expiresAt * 1000).toISOString()}`,
+        `Valid until ${iso(expiresAt * 1000)}`,
         '',
         'Set it as GC_LICENSE_KEY on your instance:',
         '',
@@ -66,8 +67,8 @@ export async function generateLicense(db: Db, userId: string, input: GenerateLic
     plan: 'enterprise' as const,
     seats: input.seats,
     customer_email: input.customer_email,
-    issued_at: new Date(issuedAt * 1000).toISOString(),
-    expires_at: new Date(expiresAt * 1000).toISOString(),
+    issued_at: iso(issuedAt * 1000),
+    expires_at: iso(expiresAt * 1000),
     kid: key!.kid,
     emailed: true,
     outbox_id: outboxId,

@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
+import { iso } from '../../lib/time.js';
 
 /**
  * Payment-signature headers on /v1/compress and /v1/compress-code (the spec leaves the names
@@ -134,7 +135,7 @@ export async function reconciliation(db: Queryable, q: ReconciliationQuery) {
     payment_id: r.payment_id,
     amount_charged_micros: Number(r.amount_charged_micros),
     tokens_saved: r.tokens_saved,
-    created_at: new Date(r.created_at).toISOString(),
+    created_at: iso(r.created_at),
   }));
   return { events, count: events.length, window: { from: q.from.toISOString(), to: (q.to ?? new Date()).toISOString() } };
 }

@@ -5,6 +5,7 @@ import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
 import { notFound } from '../errors.js';
 import { requireModerator } from './skills.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const MAX_POST_CHARS = 100_000;
 export const MAX_TITLE_CHARS = 120;
@@ -26,7 +27,6 @@ export interface PostRow {
 }
 
 const COLUMNS = 'p.id, p.author_id, p.slug, p.title, p.body, p.status, p.moderated_at, p.moderation_note, p.created_at';
-const iso = (v: Date | string | null) => (v === null ? null : (v instanceof Date ? v : new Date(v)).toISOString());
 
 /** The title: the given one, else the first heading or line of the body, as plain text. */
 export function titleOf(body: string, given?: string): string {
@@ -56,8 +56,8 @@ export function postResponse(p: PostRow, withBody = true) {
     title: p.title,
     ...(withBody ? { body: p.body } : {}),
     status: p.status,
-    created_at: iso(p.created_at),
-    moderated_at: iso(p.moderated_at),
+    created_at: isoOrNull(p.created_at),
+    moderated_at: isoOrNull(p.moderated_at),
   };
 }
 

@@ -10,6 +10,7 @@ import type { SkillScanInput, SkillScanResult, Verdict } from '../../../workers/
 import { ACCEPTABLE_VERDICTS } from '../../../workers/shared/skillVerdicts.js';
 import type { Call } from '../call.js';
 import { conflict, DomainError, forbidden, notFound } from '../errors.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const SKILL_CATEGORIES = ['coding', 'devops', 'data', 'writing', 'security', 'productivity', 'research', 'other'] as const;
 export type SkillCategory = (typeof SKILL_CATEGORIES)[number];
@@ -50,7 +51,6 @@ export interface SkillRow {
 const COLUMNS = `s.id, s.owner_id, s.name, s.tagline, s.category, s.body, s.install_snippet, s.status, s.visibility, s.scan_score, s.scan_verdict,
   s.scan_findings, s.scanner_version, s.published_at, s.created_at, s.updated_at`;
 
-const iso = (v: Date | string | null | undefined) => (v === null || v === undefined ? null : (v instanceof Date ? v : new Date(v)).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
 
 export function isAcceptable(verdict: Verdict): boolean {
@@ -75,11 +75,11 @@ export function skillResponse(s: SkillRow, callerId: string, withBody: boolean) 
     visibility: s.visibility,
     owned: s.owner_id === callerId,
     enabled: s.enabled_at !== null && s.enabled_at !== undefined,
-    enabled_at: iso(s.enabled_at),
+    enabled_at: isoOrNull(s.enabled_at),
     scan: { score: Number(s.scan_score), verdict: s.scan_verdict, acceptable: isAcceptable(s.scan_verdict), findings: json(s.scan_findings), scanner_version: s.scanner_version },
-    published_at: iso(s.published_at),
-    created_at: iso(s.created_at),
-    updated_at: iso(s.updated_at),
+    published_at: isoOrNull(s.published_at),
+    created_at: isoOrNull(s.created_at),
+    updated_at: isoOrNull(s.updated_at),
   };
 }
 

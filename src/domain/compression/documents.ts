@@ -3,6 +3,7 @@ import type { Queryable } from '../../store/db.js';
 import { FIDELITIES, budgetFor, type Fidelity } from '../../../workers/shared/fidelity.js';
 import { parseBlocks } from '../../../workers/shared/markdown.js';
 import { STOPWORDS } from '../../../workers/shared/stopwords.js';
+import { isoOrNull } from '../../lib/time.js';
 
 // ---------------------------------------------------------------------------------------------
 // Splitting (pure, linear in the text; safe on the event loop and importable from a worker).
@@ -404,8 +405,8 @@ export async function documentStats(db: Queryable, userId: string): Promise<Docu
     total_characters: r.chars,
     by_source: { inline: r.inline, url: r.url },
     tracked_files: r.tracked,
-    oldest_ingested_at: r.oldest ? new Date(r.oldest).toISOString() : null,
-    newest_ingested_at: r.newest ? new Date(r.newest).toISOString() : null,
+    oldest_ingested_at: isoOrNull(r.oldest),
+    newest_ingested_at: isoOrNull(r.newest),
     stale_documents: r.stale,
   };
 }

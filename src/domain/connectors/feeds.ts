@@ -2,6 +2,7 @@
 import type { Queryable } from '../../store/db.js';
 import { notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const CONNECTOR_TYPES = ['rss', 'sitemap', 'folder'] as const;
 export type ConnectorType = (typeof CONNECTOR_TYPES)[number];
@@ -34,7 +35,6 @@ export interface FeedOwner {
   projectId: string;
 }
 
-const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
 const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v ?? null);
 
 export function feedResponse(row: FeedRow, itemCount?: number) {
@@ -45,15 +45,15 @@ export function feedResponse(row: FeedRow, itemCount?: number) {
     source: row.source,
     max_items: row.max_items,
     interval_seconds: row.schedule_seconds,
-    next_sync_at: iso(row.next_sync_at),
+    next_sync_at: isoOrNull(row.next_sync_at),
     status: row.status,
-    last_synced_at: iso(row.last_synced_at),
+    last_synced_at: isoOrNull(row.last_synced_at),
     last_error: row.last_error,
     last_result: json(row.last_result),
     sync_count: row.sync_count,
     ...(itemCount === undefined ? {} : { item_count: itemCount }),
-    created_at: iso(row.created_at)!,
-    updated_at: iso(row.updated_at)!,
+    created_at: isoOrNull(row.created_at)!,
+    updated_at: isoOrNull(row.updated_at)!,
   };
 }
 

@@ -8,6 +8,7 @@ import { checkWebUrl } from '../web/guard.js';
 import { CONNECTOR_TYPES, feedItems, feedResponse, insertFeed, listFeeds, requireFeed, type ConnectorType, type FeedOwner } from './feeds.js';
 import { FOLDER_EXTENSIONS, folderPath, MAX_CHILD_SITEMAPS, XML_TYPES } from './sources.js';
 import { syncFeed } from './sync.js';
+import { iso } from '../../lib/time.js';
 
 export const MAX_ITEMS_DEFAULT = 50;
 export const MAX_ITEMS_LIMIT = 500;
@@ -90,7 +91,7 @@ export async function getFeed(services: Services, principal: Principal, feedId: 
   const items = await feedItems(services.db, feed.id);
   return {
     ...feedResponse(feed, items.length),
-    items: items.slice(0, itemLimit).map((i) => ({ item_key: i.item_key, kb_item_id: i.kb_item_id, content_hash: i.content_hash, lastmod: i.lastmod, updated_at: new Date(i.updated_at).toISOString() })),
+    items: items.slice(0, itemLimit).map((i) => ({ item_key: i.item_key, kb_item_id: i.kb_item_id, content_hash: i.content_hash, lastmod: i.lastmod, updated_at: iso(i.updated_at) })),
   };
 }
 

@@ -7,6 +7,7 @@ import { invalid, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import { signPayload } from './jws.js';
 import { checkTarget, getJson, postJson } from './urls.js';
+import { iso, nowIso } from '../../lib/time.js';
 
 export interface PeerRow {
   id: string;
@@ -78,7 +79,7 @@ export function peerResponse(p: PeerRow) {
     name: p.name,
     base_url: p.base_url,
     public_keys: p.public_keys,
-    created_at: new Date(p.created_at).toISOString(),
+    created_at: iso(p.created_at),
   };
 }
 
@@ -91,7 +92,7 @@ export async function sendShareRequest(db: Db, principal: Principal, peerId: str
   const requestJws = await signPayload(db, {
     project_id: input.project_id,
     requested_resource: input.requested_resource,
-    requested_at: new Date().toISOString(),
+    requested_at: nowIso(),
     nonce: crypto.randomUUID(),
   });
   // An unreachable, slow or redirecting peer is a 502 naming it (postJson translates every transport failure).

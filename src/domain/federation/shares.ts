@@ -6,6 +6,7 @@ import { resolveProject, UUID } from '../knowledge/items.js';
 import { grantShare, shareResponse, type ShareRow } from '../knowledge/shares.js';
 import type { PeerRow } from './peers.js';
 import { kidOf, sha256, verifyWith } from './jws.js';
+import { iso, isoOrNull } from '../../lib/time.js';
 
 /** Clock tolerance of requested_at in an inbound share request (spec: plus or minus 5 minutes). */
 export const SHARE_REQUEST_TOLERANCE_MS = 5 * 60_000;
@@ -80,7 +81,7 @@ export async function receiveShareRequest(db: Db, body: unknown, now = Date.now(
   const [created] = await db.query<ShareRequestRow>(
     `insert into a2a_share_requests (project_id, peer_id, requested_resource, request_jws, jws_sha256, requested_at)
      values ($1, $2, $3, $4, $5, $6) on conflict (jws_sha256) do nothing returning *`,
-    [project.id, peer.id, resource, jws, hash, new Date(at).toISOString()],
+    [project.id, peer.id, resource, jws, hash, iso(at)],
   );
   if (created) return created;
   const [first] = await db.query<ShareRequestRow>('select * from a2a_share_requests where jws_sha256 = $1', [hash]);
@@ -138,10 +139,10 @@ export function shareRequestResponse(r: ShareRequestRow) {
     status: r.status,
     requested_resource: r.requested_resource,
     request_jws: r.request_jws,
-    requested_at: new Date(r.requested_at).toISOString(),
+    requested_at: iso(r.requested_at),
     share_id: r.share_id,
-    decided_at: r.decided_at ? new Date(r.decided_at).toISOString() : null,
-    created_at: new Date(r.created_at).toISOString(),
+    decided_at: isoOrNull(r.decided_at),
+    created_at: iso(r.created_at),
   };
 }
 

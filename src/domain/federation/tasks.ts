@@ -9,6 +9,7 @@ import { UUID } from '../knowledge/items.js';
 import { signPayload, resultHash, verifyWith } from './jws.js';
 import { requirePeer, type PeerRow } from './peers.js';
 import { enqueueEvent } from './webhooks.js';
+import { iso, nowIso } from '../../lib/time.js';
 
 export const TASK_STATUSES = ['draft', 'pending', 'claimed', 'completed', 'cancelled', 'failed', 'expired', 'reassigned'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -81,7 +82,7 @@ async function recordEvent(tx: Queryable, task: TaskRow, from: TaskStatus | null
   await enqueueEvent(tx, task.user_id, {
     id: ev!.id,
     type: 'a2a.task.status',
-    created_at: new Date(ev!.created_at).toISOString(),
+    created_at: iso(ev!.created_at),
     data: {
       task_id: task.id,
       project_id: task.project_id,
@@ -109,7 +110,7 @@ async function contractFor(services: Services, t: { id: string; project_id: stri
     title: t.title,
     input: t.input,
     deadline: t.deadline.toISOString(),
-    issued_at: new Date().toISOString(),
+    issued_at: nowIso(),
   });
 }
 
@@ -193,7 +194,7 @@ export async function reassignTask(services: Services, principal: Principal, pro
        values ($1, $2, $3, $4, $5, $6, $7::text::jsonb, $8, $9, 'pending', $10) returning *`,
       [id, task.user_id, task.project_id, task.requester_peer_id, peer.id, task.title, JSON.stringify(task.input), contract, deadline.toISOString(), task.id],
     );
-    const original = await transition(tx, task, 'reassigned', { reassigned_to: id, warning_acked_at: task.warning_acked_at ?? new Date().toISOString() });
+    const original = await transition(tx, task, 'reassigned', { reassigned_to: id, warning_acked_at: task.warning_acked_at ?? nowIso() });
     await recordEvent(tx, created!, null);
     return { original, task: created! };
   });
@@ -302,7 +303,7 @@ export async function taskInbox(services: Services, principal: Principal, projec
 
 export function warningOf(t: TaskRow) {
   if (t.status !== 'expired' || t.warning_acked_at) return null;
-  return { task_id: t.id, code: 'a2a_task_expired', message: `Task '${t.title}' expired at ${new Date(t.deadline).toISOString()} before it was completed; reassign or acknowledge it (gc_a2a_task_ack).` };
+  return { task_id: t.id, code: 'a2a_task_expired', message: `Task '${t.title}' expired at ${iso(t.deadline)} before it was completed; reassign or acknowledge it (gc_a2a_task_ack).` };
 }
 
 /** Pending and claimed tasks past their deadline become expired (with their event). */
@@ -354,15 +355,15 @@ export function taskResponse(t: TaskRow) {
     title: t.title,
     input: t.input,
     contract_jws: t.contract_jws,
-    deadline: new Date(t.deadline).toISOString(),
+    deadline: iso(t.deadline),
     result_payload: t.result_payload ?? null,
     result_hash: t.result_hash,
     result_proof_jws: t.result_proof_jws,
     reassigned_from: t.reassigned_from,
     reassigned_to: t.reassigned_to,
     warning: warningOf(t),
-    created_at: new Date(t.created_at).toISOString(),
-    updated_at: new Date(t.updated_at).toISOString(),
+    created_at: iso(t.created_at),
+    updated_at: iso(t.updated_at),
   };
 }
 

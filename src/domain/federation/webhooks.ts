@@ -9,6 +9,7 @@ import { invalid, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import { checkTarget, postJson } from './urls.js';
 import { openWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
+import { iso } from '../../lib/time.js';
 
 export const WEBHOOK_EVENTS = ['a2a.task.status'] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -53,7 +54,7 @@ export function webhookResponse(w: WebhookRow, withSecret = false) {
     webhook_id: w.id,
     url: w.url,
     events: w.events,
-    created_at: new Date(w.created_at).toISOString(),
+    created_at: iso(w.created_at),
     ...(withSecret ? { secret: w.secret } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { freemem, loadavg, totalmem, availableParallelism } from 'node:os';
 import { getHeapStatistics } from 'node:v8';
 import type { Services } from '../../services.js';
 import { checkReadiness, dataDisk } from './readiness.js';
+import { nowIso } from '../../lib/time.js';
 
 type Level = 'ok' | 'warning' | 'critical';
 
@@ -91,6 +92,6 @@ export async function resourceHealth(services: Services) {
     cache_hit_rate: services.metrics.cacheHitRate(),
     thresholds: LIMITS,
     recommendations: recommendations.length ? recommendations : ['All resources within limits.'],
-    checked_at: new Date().toISOString(),
+    checked_at: nowIso(),
   };
 }

@@ -6,6 +6,7 @@ import { contentHash, resolveProject, type ItemRow, type VersionRow } from '../k
 import { TaskError, type TaskInput, type TaskName, type TaskOutput } from '../../pool/pool.js';
 import type { ComputeOptions } from '../compute.js';
 import type { Queryable } from '../../store/db.js';
+import { iso } from '../../lib/time.js';
 
 /** Versions kept per item when refresh_document writes a new one (the spec's default: the last 10). */
 export const KEEP_VERSIONS = 10;
@@ -71,5 +72,5 @@ export async function pruneVersions(tx: Queryable, itemId: string, keep = KEEP_V
 }
 
 export function versionOut(v: Pick<VersionRow, 'id' | 'number' | 'content_hash' | 'created_at'>) {
-  return { version_id: v.id, version_number: v.number, content_hash: v.content_hash, created_at: new Date(v.created_at).toISOString() };
+  return { version_id: v.id, version_number: v.number, content_hash: v.content_hash, created_at: iso(v.created_at) };
 }

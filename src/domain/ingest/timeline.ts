@@ -5,6 +5,7 @@ import type { Call } from '../call.js';
 import { invalid } from '../errors.js';
 import { visibleParams, visibleSql } from '../knowledge/items.js';
 import { compute } from './common.js';
+import { iso } from '../../lib/time.js';
 
 /** Candidates read per kind for one query (most recent first); past it the result says candidates_truncated. */
 export const TIMELINE_MAX_CANDIDATES = 20_000;
@@ -40,12 +41,11 @@ interface Hit {
   end_at: Date | string;
 }
 
-const iso = (v: Date | string) => new Date(v).toISOString();
 
 function checkTime(name: string, v: string | undefined): string | null {
   if (v === undefined) return null;
   if (Number.isNaN(Date.parse(v))) throw invalid(`${name} '${v}' is not an ISO-8601 date-time`);
-  return new Date(v).toISOString();
+  return iso(v);
 }
 
 async function segments(call: Call, projectId: string, input: TimelineInput, from: string | null, to: string | null, cap: number): Promise<Hit[]> {

@@ -8,6 +8,7 @@ import { checkVisibility, MAX_CONTENT_CHARS } from '../knowledge/service.js';
 import type { Queryable } from '../../store/db.js';
 import type { TaskOutput } from '../../pool/pool.js';
 import { compute, countTokens, versionOut } from './common.js';
+import { iso, nowIso } from '../../lib/time.js';
 
 export type ParsedTranscript = TaskOutput<'ingestParseTranscript'>;
 export const TRANSCRIPT_FORMATS = ['auto', 'vtt', 'srt', 'speaker_text'] as const;
@@ -57,7 +58,7 @@ export async function ingestTranscript(call: Call, projectId: string, input: Tra
   if (input.recorded_at !== undefined && Number.isNaN(Date.parse(input.recorded_at))) throw invalid(`recorded_at '${input.recorded_at}' is not an ISO-8601 date-time`);
   const t = await parseTranscriptIn(call, input.content, input.format);
   const [tokens] = await countTokens(call, [t.content]);
-  const recordedAt = input.recorded_at ? new Date(input.recorded_at).toISOString() : new Date().toISOString();
+  const recordedAt = input.recorded_at ? iso(input.recorded_at) : nowIso();
   const name = input.name?.trim() || `Transcript (${t.format}, ${t.segments.length} segments)`;
   const { item, version } = await services.db.transaction(async (tx) => {
     const created = await insertItem(tx, {

@@ -4,6 +4,7 @@ import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, notImplemented } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
 import { getProject, type ProjectRow } from '../accounts/projects.js';
+import { iso } from '../../lib/time.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const LIST_LIMIT_DEFAULT = 50;
@@ -320,7 +321,7 @@ export function itemResponse(row: ItemRow) {
     source_url: row.source_url,
     error: row.error,
     created_by_key_id: row.created_by_key_id,
-    created_at: new Date(row.created_at).toISOString(),
-    updated_at: new Date(row.updated_at).toISOString(),
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
   };
 }

@@ -5,6 +5,7 @@ import { invalid } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
 import { requirePeer } from '../federation/peers.js';
 import { requireVisibleItem } from './items.js';
+import { iso } from '../../lib/time.js';
 
 export const cannotSharePrivate = (itemId: string) =>
   invalid(`cannot_share_private: item '${itemId}' is private; make it project-visible before sharing`, { code: 'cannot_share_private' });
@@ -43,7 +44,7 @@ export function shareResponse(s: ShareRow) {
     project_id: s.project_id,
     item_id: s.item_id,
     peer_id: s.peer_id,
-    created_at: new Date(s.created_at).toISOString(),
-    refreshed_at: new Date(s.refreshed_at).toISOString(),
+    created_at: iso(s.created_at),
+    refreshed_at: iso(s.refreshed_at),
   };
 }

@@ -7,6 +7,7 @@ import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { checkVisibility, ingestItem } from './service.js';
 import { itemById, parseJsonb, UUID, type ItemRow } from './items.js';
+import { iso } from '../../lib/time.js';
 
 export const UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
 export const UPLOAD_TTL_SECONDS = 15 * 60;
@@ -177,6 +178,6 @@ export function uploadResponse(row: UploadRow) {
     max_bytes: row.max_bytes,
     size_bytes: row.size_bytes,
     item_id: row.item_id,
-    expires_at: new Date(row.expires_at).toISOString(),
+    expires_at: iso(row.expires_at),
   };
 }

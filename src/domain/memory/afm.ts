@@ -6,7 +6,7 @@ import type { Db, Queryable } from '../../store/db.js';
 import type { Call } from '../call.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import type { Scope } from './memories.js';
-import { iso } from './memories.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const AFM_IMPORTANCE = ['CRITICAL', 'RELEVANT', 'TRIVIAL'] as const;
 export type AfmImportance = (typeof AFM_IMPORTANCE)[number];
@@ -28,7 +28,7 @@ interface MessageRow {
 const COLUMNS = 'id, seq, role, content, importance, reason, tokens, created_at';
 
 export function messageResponse(m: MessageRow) {
-  return { message_id: m.id, seq: m.seq, role: m.role, content: m.content, importance: m.importance, reason: m.reason, tokens: m.tokens, created_at: iso(m.created_at) };
+  return { message_id: m.id, seq: m.seq, role: m.role, content: m.content, importance: m.importance, reason: m.reason, tokens: m.tokens, created_at: isoOrNull(m.created_at) };
 }
 
 /** Moves the conversation's version on and serialises writers to it (inside the writing transaction). */
@@ -141,8 +141,8 @@ export async function afmStats(call: Call, s: Scope, conversationId: string) {
     tokens_by_importance: tokens,
     total_tokens: tokens.CRITICAL + tokens.RELEVANT + tokens.TRIVIAL,
     critical_full_tokens: critical.critical_full_tokens,
-    first_at: iso(rows[0]?.created_at ?? null),
-    last_at: iso(rows[rows.length - 1]?.created_at ?? null),
+    first_at: isoOrNull(rows[0]?.created_at ?? null),
+    last_at: isoOrNull(rows[rows.length - 1]?.created_at ?? null),
   };
 }
 
@@ -171,7 +171,7 @@ function hashOf(msgs: ExportedMessage[]): string {
 export async function afmExport(db: Queryable, s: Scope, conversationId: string) {
   const rows = await messages(db, s, conversationId);
   if (!rows.length) throw notFound('No messages in this conversation');
-  const msgs: ExportedMessage[] = rows.map((m) => ({ seq: m.seq, role: m.role, content: m.content, importance: m.importance, reason: m.reason, tokens: m.tokens, created_at: iso(m.created_at)! }));
+  const msgs: ExportedMessage[] = rows.map((m) => ({ seq: m.seq, role: m.role, content: m.content, importance: m.importance, reason: m.reason, tokens: m.tokens, created_at: isoOrNull(m.created_at)! }));
   return { format: AFM_FORMAT, conversation_id: conversationId, message_count: msgs.length, content_hash: hashOf(msgs), messages: msgs };
 }
 

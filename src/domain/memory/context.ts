@@ -4,7 +4,8 @@ import type { Call } from '../call.js';
 import { notFound } from '../errors.js';
 import { queryKnowledge } from '../knowledge/query.js';
 import { currentFacts } from './facts.js';
-import { factResponse, FACT_COLUMNS, type FactRow, iso, memoriesByIds, memoryResponse, type MemoryRow, type Scope, searchMemories, tagsOf } from './memories.js';
+import { factResponse, FACT_COLUMNS, type FactRow, memoriesByIds, memoryResponse, type MemoryRow, type Scope, searchMemories, tagsOf } from './memories.js';
+import { isoOrNull } from '../../lib/time.js';
 
 const MEMORY_CANDIDATES = 40;
 const KNOWLEDGE_CANDIDATES = 10;
@@ -125,9 +126,9 @@ async function unkeyedStatements(call: Call, s: Scope) {
     value: m.content,
     kind: m.kind,
     memory_id: m.id,
-    valid_from: iso(m.created_at),
+    valid_from: isoOrNull(m.created_at),
     valid_to: null,
-    recorded_at: iso(m.created_at),
+    recorded_at: isoOrNull(m.created_at),
     invalidated_at: null,
     invalidation_reason: null,
     superseded_by: null,
@@ -157,7 +158,7 @@ export async function userProfile(call: Call, s: Scope) {
     memory_count: stats?.memory_count ?? 0,
     session_count: stats?.session_count ?? 0,
     top_tags: tags.map((t) => ({ tag: t.tag, count: t.n })),
-    updated_at: iso(stats?.updated_at ?? null),
+    updated_at: isoOrNull(stats?.updated_at ?? null),
   };
 }
 
@@ -188,7 +189,7 @@ export async function summarizeMemory(call: Call, s: Scope, recentLimit: number)
     top_tags: profile.top_tags,
     preferences: profile.preferences,
     facts: profile.facts,
-    recent: recent.map((m) => ({ memory_id: m.id, title: m.title, kind: m.kind, created_at: iso(m.created_at) })),
+    recent: recent.map((m) => ({ memory_id: m.id, title: m.title, kind: m.kind, created_at: isoOrNull(m.created_at) })),
   };
 }
 

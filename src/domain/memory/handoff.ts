@@ -8,7 +8,8 @@ import type { Call } from '../call.js';
 import { DomainError, notFound } from '../errors.js';
 import { afmBuildIfAny } from './afm.js';
 import { currentFacts } from './facts.js';
-import { factResponse, iso, type MemoryRow, type Scope } from './memories.js';
+import { factResponse, type MemoryRow, type Scope } from './memories.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const BUNDLE_FORMAT = 'handoff-bundle-v1';
 export const MAX_BUNDLE_CHARS = 2_000_000;
@@ -84,7 +85,7 @@ interface BundleRow {
 }
 
 export function bundleSummary(r: BundleRow) {
-  return { bundle_id: r.id, title: r.title, session_id: r.session_id, content_hash: r.content_hash, tokens: r.tokens, created_at: iso(r.created_at), replayed_count: r.replayed_count };
+  return { bundle_id: r.id, title: r.title, session_id: r.session_id, content_hash: r.content_hash, tokens: r.tokens, created_at: isoOrNull(r.created_at), replayed_count: r.replayed_count };
 }
 
 export async function createBundle(call: Call, s: Scope, input: CreateBundleInput) {

@@ -8,6 +8,7 @@ import { notFound } from '../errors.js';
 import { parseJsonb, visibleParams, visibleSql } from '../knowledge/items.js';
 import { editAndIngest, ingestItem } from '../knowledge/service.js';
 import type { CompileInput } from '../../../workers/memory/knowledge.js';
+import { nowIso } from '../../lib/time.js';
 
 export const INDEX_TYPE = 'knowledge-index';
 export const INDEX_NAME = 'Knowledge index';
@@ -78,7 +79,7 @@ export async function compileProjectKnowledge(call: Call, projectId: string, max
   const { services, principal } = call;
   const { input, items } = await projectChunks(services, principal, projectId, maxItems);
   const compiled = await call.compute('knowledgeCompile', input);
-  const compiledAt = new Date().toISOString();
+  const compiledAt = nowIso();
   const metadata = { compiled_at: compiledAt, item_count: items.length, sources: Object.fromEntries(items.map((i) => [i.id, i.current_version_id])) };
   const existing = await indexItem(services, principal, projectId);
   let itemId: string;

@@ -8,6 +8,7 @@ import type { Db, Queryable } from '../../store/db.js';
 import type { Call } from '../call.js';
 import { invalidInput, notFound } from '../errors.js';
 import type { MemoryHit, MemorySearchMode } from '../../../workers/memory/tasks.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const MEMORY_KINDS = ['note', 'preference', 'fact', 'event'] as const;
 export type MemoryKind = (typeof MEMORY_KINDS)[number];
@@ -35,11 +36,6 @@ export interface MemoryRow {
   created_at: Date | string;
 }
 
-export function iso(v: Date | string | null): string | null {
-  if (v === null) return null;
-  return (v instanceof Date ? v : new Date(v)).toISOString();
-}
-
 function tagsOf(v: unknown): string[] {
   const t = typeof v === 'string' ? JSON.parse(v) : v;
   return Array.isArray(t) ? t.map(String) : [];
@@ -54,7 +50,7 @@ export function memoryResponse(m: MemoryRow) {
     tags: tagsOf(m.tags),
     session_id: m.session_id,
     tokens: m.tokens,
-    created_at: iso(m.created_at),
+    created_at: isoOrNull(m.created_at),
   };
 }
 
@@ -125,10 +121,10 @@ export function factResponse(f: FactRow) {
     value: f.value,
     kind: f.kind,
     memory_id: f.memory_id,
-    valid_from: iso(f.valid_from),
-    valid_to: iso(f.valid_to),
-    recorded_at: iso(f.recorded_at),
-    invalidated_at: iso(f.invalidated_at),
+    valid_from: isoOrNull(f.valid_from),
+    valid_to: isoOrNull(f.valid_to),
+    recorded_at: isoOrNull(f.recorded_at),
+    invalidated_at: isoOrNull(f.invalidated_at),
     invalidation_reason: f.invalidation_reason,
     superseded_by: f.superseded_by,
     current: isCurrent(f),

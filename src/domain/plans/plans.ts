@@ -10,6 +10,7 @@ import type { Call } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { conflict, forbidden, invalid, invalidInput, notFound } from '../errors.js';
 import { editItem, getVersion, requireVisibleItem, staleBase, UUID, type ItemRow, type VersionRow } from '../knowledge/items.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const PLAN_TYPE = 'plan';
 export const PROPOSAL_STATES = ['open', 'merged', 'rejected'] as const;
@@ -37,7 +38,6 @@ export interface ProposalRow {
 }
 
 export const proposalNotFound = (id: string) => notFound(`Proposal '${id}' not found`);
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 /** A live plan the caller may see; another type of item is not a plan. */
 export async function requirePlanItem(db: Queryable, principal: Principal, projectId: string, itemId: string, lock = false): Promise<ItemRow> {
@@ -65,9 +65,9 @@ export function proposalResponse(p: ProposalRow, currentVersionId?: string | nul
     author_key_id: p.author_key_id,
     decided_by_key_id: p.decided_by_key_id,
     decision_comment: p.decision_comment,
-    decided_at: iso(p.decided_at),
+    decided_at: isoOrNull(p.decided_at),
     merged_version_id: p.merged_version_id,
-    created_at: iso(p.created_at),
+    created_at: isoOrNull(p.created_at),
     ...(currentVersionId !== undefined ? { stale: p.status === 'open' && p.base_version_id !== currentVersionId, current_version_id: currentVersionId } : {}),
     ...(includeDiff ? { diff: p.diff } : {}),
   };
@@ -238,7 +238,7 @@ export async function blame(call: Call, projectId: string, itemId: string) {
       proposal_title: p?.title ?? null,
       author_key_id: p ? p.author_key_id : v.created_by_key_id,
       author_user_id: p ? p.author_user_id : item.owner_id,
-      at: iso(v.created_at),
+      at: isoOrNull(v.created_at),
     };
   });
   return {

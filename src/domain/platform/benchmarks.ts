@@ -1,5 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Queryable } from '../../store/db.js';
+import { iso } from '../../lib/time.js';
 
 /** gc_submit_benchmark: at most this many runs per key (or per user for keyless callers) per rolling hour. */
 export const BENCHMARKS_PER_HOUR = 20;
@@ -32,7 +33,7 @@ export function publicBenchmark(row: BenchmarkRow) {
     hardware: row.hardware,
     tokens_per_second: Number(row.tokens_per_second),
     notes: row.notes,
-    submitted_at: new Date(row.created_at).toISOString(),
+    submitted_at: iso(row.created_at),
   };
 }
 
@@ -104,7 +105,7 @@ export async function aggregateBenchmarks(db: Queryable): Promise<AggregateRow[]
     median_tokens_per_second: round(r.median),
     max_tokens_per_second: round(r.max),
     min_tokens_per_second: round(r.min),
-    last_submitted_at: new Date(r.last).toISOString(),
+    last_submitted_at: iso(r.last),
   }));
 }
 

@@ -7,6 +7,7 @@ import type { Call } from '../call.js';
 import { invalidInput, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import type { Scope } from '../memory/memories.js';
+import { iso } from '../../lib/time.js';
 
 export const MAX_CASES = 500;
 
@@ -47,7 +48,7 @@ export function datasetResponse(row: DatasetRow, withCases: boolean) {
     description: row.description,
     case_count: row.case_count,
     source: row.source,
-    created_at: new Date(row.created_at).toISOString(),
+    created_at: iso(row.created_at),
     ...(withCases ? { cases: casesOf(row) } : {}),
   };
 }

@@ -11,6 +11,7 @@ import type { Scope } from '../memory/memories.js';
 import { resolveProvider } from '../workflows/providers.js';
 import { casesOf, getDataset } from './datasets.js';
 import { getTemplate, getVersion, storedVariables, type Label, type VersionRow } from './templates.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const MAX_CELLS = 500;
 export const METRICS = ['exact_match', 'contains', 'json_valid', 'fidelity'] as const;
@@ -61,7 +62,6 @@ export interface ResultRow {
 }
 
 export const runNotFound = (id: string) => notFound(`Experiment run '${id}' not found`);
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
 export async function getExperimentRun(db: Queryable, s: Scope, id: string): Promise<ExperimentRunRow> {
@@ -136,9 +136,9 @@ export function runSummary(r: ExperimentRunRow) {
     tokens: { input: Number(r.input_tokens), output: Number(r.output_tokens) },
     cost_micros: cost,
     cost_usd: cost / 1e6,
-    created_at: iso(r.created_at),
-    started_at: iso(r.started_at),
-    finished_at: iso(r.finished_at),
+    created_at: isoOrNull(r.created_at),
+    started_at: isoOrNull(r.started_at),
+    finished_at: isoOrNull(r.finished_at),
   };
 }
 

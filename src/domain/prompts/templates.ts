@@ -8,6 +8,7 @@ import type { Call } from '../call.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import type { Scope } from '../memory/memories.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const LABELS = ['production', 'staging', 'canary'] as const;
 export type Label = (typeof LABELS)[number];
@@ -40,7 +41,6 @@ export interface StoredVariables {
   section_fields: string[];
 }
 
-const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
 export const templateNotFound = (id: string) => notFound(`Prompt template '${id}' not found`);
 
 export function storedVariables(v: VersionRow): StoredVariables {
@@ -96,14 +96,14 @@ export function templateResponse(t: TemplateRow, labels: Record<string, number>)
     description: t.description,
     latest_version: t.latest_version,
     labels,
-    created_at: iso(t.created_at),
-    updated_at: iso(t.updated_at),
+    created_at: isoOrNull(t.created_at),
+    updated_at: isoOrNull(t.updated_at),
   };
 }
 
 export function versionResponse(v: VersionRow) {
   const stored = storedVariables(v);
-  return { version: v.number, version_id: v.id, body: v.body, variables: stored.variables, section_fields: stored.section_fields, note: v.note, created_at: iso(v.created_at) };
+  return { version: v.number, version_id: v.id, body: v.body, variables: stored.variables, section_fields: stored.section_fields, note: v.note, created_at: isoOrNull(v.created_at) };
 }
 
 export async function createTemplate(
@@ -223,7 +223,7 @@ export async function deployVersion(db: Queryable & { transaction: <T>(fn: (tx: 
       [t.id, label, current?.number ?? null, target.number, principal.userId, principal.keyId],
     );
     await tx.query('update prompt_templates set updated_at = now() where id = $1', [t.id]);
-    return { label, from_version: current?.number ?? null, to_version: target.number, moved_by_user_id: principal.userId, moved_by_key_id: principal.keyId, moved_at: iso(audit!.moved_at)! };
+    return { label, from_version: current?.number ?? null, to_version: target.number, moved_by_user_id: principal.userId, moved_by_key_id: principal.keyId, moved_at: isoOrNull(audit!.moved_at)! };
   });
 }
 
@@ -232,7 +232,7 @@ export async function labelHistory(db: Queryable, templateId: string, limit = 50
     'select * from prompt_label_audit where template_id = $1 order by id desc limit $2',
     [templateId, limit],
   );
-  return rows.map((r) => ({ label: r.label, from_version: r.from_version, to_version: r.to_version, moved_by_user_id: r.actor_user_id, moved_by_key_id: r.actor_key_id, moved_at: iso(r.moved_at)! }));
+  return rows.map((r) => ({ label: r.label, from_version: r.from_version, to_version: r.to_version, moved_by_user_id: r.actor_user_id, moved_by_key_id: r.actor_key_id, moved_at: isoOrNull(r.moved_at)! }));
 }
 
 /** Renders a version with typed values; missing, unknown or mistyped values are one clear error. */

@@ -8,6 +8,7 @@ import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { FetchRefusedError, hostKey, vetHost } from '../platform/ssrf.js';
+import { iso } from '../../lib/time.js';
 
 export const PROVIDER_APIS = ['openai', 'anthropic', 'local'] as const;
 export type ProviderApi = (typeof PROVIDER_APIS)[number];
@@ -41,7 +42,7 @@ export function providerResponse(row: ProviderRow) {
     base_url: row.base_url,
     default_model: row.default_model,
     has_key: row.key_sealed !== null,
-    updated_at: new Date(row.updated_at).toISOString(),
+    updated_at: iso(row.updated_at),
   };
 }
 

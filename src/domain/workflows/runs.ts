@@ -6,6 +6,7 @@ import { invalid, notFound } from '../errors.js';
 import { parseJsonb, UUID } from '../knowledge/items.js';
 import { countProviderNodes, MAX_PROVIDER_CALLS, validateGraph } from './graph.js';
 import { getWorkflow, getWorkflowVersion } from './workflows.js';
+import { isoOrNull } from '../../lib/time.js';
 
 export const RUN_STATES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type RunState = (typeof RUN_STATES)[number];
@@ -54,7 +55,6 @@ export interface RunNodeRow {
 }
 
 export const runNotFound = (id: string) => notFound(`Run '${id}' not found`);
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
 export async function getRun(db: Queryable, projectId: string, runId: string): Promise<RunRow> {
   if (!UUID.test(runId)) throw runNotFound(runId);
@@ -106,9 +106,9 @@ export function runSummary(r: RunRow) {
     tokens: { input: Number(r.input_tokens), output: Number(r.output_tokens) },
     cost_micros: cost,
     cost_usd: cost / 1e6,
-    created_at: iso(r.created_at),
-    started_at: iso(r.started_at),
-    finished_at: iso(r.finished_at),
+    created_at: isoOrNull(r.created_at),
+    started_at: isoOrNull(r.started_at),
+    finished_at: isoOrNull(r.finished_at),
   };
 }
 
@@ -125,8 +125,8 @@ export function runResponse(r: RunRow, nodes: RunNodeRow[]) {
       attempts: n.attempts,
       tokens: { input: Number(n.input_tokens), output: Number(n.output_tokens) },
       cost_micros: n.cost_micros === null ? null : Number(n.cost_micros),
-      started_at: iso(n.started_at),
-      finished_at: iso(n.finished_at),
+      started_at: isoOrNull(n.started_at),
+      finished_at: isoOrNull(n.finished_at),
     })),
   };
 }

@@ -5,6 +5,7 @@ import type { Queryable } from '../../store/db.js';
 import { notFound } from '../errors.js';
 import { decodeCursor, encodeCursor, staleBase, UUID } from '../knowledge/items.js';
 import { canonicalJson, graphHash, validateGraph, type Graph, type NodeTools } from './graph.js';
+import { iso } from '../../lib/time.js';
 
 export interface WorkflowRow {
   id: string;
@@ -56,9 +57,9 @@ export function workflowResponse(w: WorkflowRow, v: WorkflowVersionRow | null) {
     description: w.description,
     current_version_id: w.current_version_id,
     version_number: v?.id === w.current_version_id ? v.number : w.version_number ?? null,
-    created_at: new Date(w.created_at).toISOString(),
-    updated_at: new Date(w.updated_at).toISOString(),
-    ...(v ? { version: { version_id: v.id, number: v.number, graph: JSON.parse(v.graph) as Graph, graph_hash: v.graph_hash, created_at: new Date(v.created_at).toISOString() } } : {}),
+    created_at: iso(w.created_at),
+    updated_at: iso(w.updated_at),
+    ...(v ? { version: { version_id: v.id, number: v.number, graph: JSON.parse(v.graph) as Graph, graph_hash: v.graph_hash, created_at: iso(v.created_at) } } : {}),
   };
 }
 
