@@ -160,11 +160,12 @@ interface Analysis extends Skeleton {
   parts: ScoreParts;
 }
 
-function analyse(text: string, tokenizer: TokenizerName): Analysis {
+/** `clauses`: sentences are cut into clauses (plain mode; units.ts buildUnits). */
+function analyse(text: string, tokenizer: TokenizerName, clauses: boolean): Analysis {
   // Structured text (JSON, YAML, XML) is cut into whole values (tree.ts), anything else into Markdown blocks and sentences.
   const tree = structuredUnits(text);
   const blocks = tree ? tree.blocks : parseBlocks(text);
-  const units = tree ? tree.units : buildUnits(text, blocks);
+  const units = tree ? tree.units : buildUnits(text, blocks, clauses);
   const n = units.length;
   // Tree markers count the tokens of whatever span they hide, structure included: from piece offsets.
   const { total, perSpan: tokens, gaps } = countSpans(text, units, tokenizer, tree?.layout.pieces);
@@ -290,7 +291,7 @@ async function compressSource(input: CompressTextInput, options: CompressTextOpt
   const text = input.text ?? '';
   const { tokenizer, query, mode } = readRequest(input);
   if (text.trim() === '') return result(text, 0, 0, input.fidelity, mode, tokenizer, 0, 0);
-  const a = analyse(text, tokenizer);
+  const a = analyse(text, tokenizer, !query);
   const ref = input.markerIds ? REF_PLACEHOLDER : null;
   const original = a.total;
   const n = a.units.length;
@@ -557,7 +558,7 @@ function allowedRun(allowed: Uint8Array, r: HiddenRun): boolean {
  * per fact (at most ACTIONABLE_MAX of them); code units gain CODE_DETAIL_SCALE of theirs, their names
  * being many and cheap to find again in the expansion.
  */
-const ACTIONABLE_GAIN = 1;
+const ACTIONABLE_GAIN = 3;
 const ACTIONABLE_MAX = 4;
 const CODE_DETAIL_SCALE = 0.6;
 function actionableScale(text: string, units: Unit[]): Float64Array {

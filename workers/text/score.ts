@@ -92,6 +92,8 @@ function prior(u: Unit, blocks: Block[], sectionLead: boolean, position: number)
       return 0.2 + 0.3 * (1 - position);
     case 'sentence': {
       let p = 0.1 + 0.15 * (1 - position);
+      // A later clause of a sentence is no lead of anything.
+      if (u.clause) return p;
       if (u.indexInBlock === 0) p += 0.25;
       if (sectionLead && u.indexInBlock === 0) p += 0.35;
       if (blocks[u.block]!.kind === 'list' && u.indexInBlock === 0) p += 0.05;

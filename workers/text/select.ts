@@ -107,12 +107,23 @@ export function selectUnits(input: SelectInput): Uint8Array {
   const valueOf = (i: number) => {
     let v = input.priority[i]! - lambda * redundancy[i]!;
     if (dw) {
+      // The unit comes with its requirements not kept yet (a sentence's first clause, a table's
+      // header): their details count with it, and their tokens are paid with it.
       let fresh = 0;
+      let cost = input.cost[i]! + runDelta(i) * input.markerCost;
       for (const d of details![i]!) if (!covered.has(d)) fresh++;
-      if (fresh) v += (fresh * dw * (input.detailScale?.[i] ?? 1)) / Math.pow(Math.max(1, input.cost[i]! + runDelta(i) * input.markerCost), dexp);
+      for (const r of input.deps[i]!) {
+        if (kept[r]) continue;
+        cost += input.cost[r]!;
+        for (const d of details![r]!) if (!covered.has(d) && !details![i]!.includes(d)) fresh++;
+      }
+      if (fresh) v += (fresh * dw * (input.detailScale?.[i] ?? 1)) / Math.pow(Math.max(1, cost), dexp);
     }
     return v;
   };
+  // Units that require unit g: their value rises when g is kept (queued again then).
+  const dependents: number[][] = dw ? Array.from({ length: n }, () => []) : [];
+  if (dw) for (let i = 0; i < n; i++) for (const r of input.deps[i]!) dependents[r]!.push(i);
   if (input.seed) {
     for (let i = 0; i < n; i++) {
       if (!input.seed[i]) continue;
@@ -165,7 +176,7 @@ export function selectUnits(input: SelectInput): Uint8Array {
       for (let k = 0; k < nb.length; k++) if (sim[k]! > redundancy[nb[k]!]!) redundancy[nb[k]!] = sim[k]!;
     }
     // A neighbour of kept text got cheaper (it now saves or adds no marker): queue its new value.
-    if (dw) for (const g of group) for (const j of [g - 1, g + 1]) if (isDropped(j) && (!allowed || allowed[j])) heap.push(valueOf(j), j);
+    if (dw) for (const g of group) for (const j of [g - 1, g + 1, ...dependents[g]!]) if (isDropped(j) && (!allowed || allowed[j])) heap.push(valueOf(j), j);
   }
   return kept;
 }

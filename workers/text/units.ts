@@ -2,6 +2,7 @@
 import type { Block } from '../shared/markdown.js';
 import { badgeTailStart } from './links.js';
 import { splitSentences } from './sentences.js';
+import { clauseSpans } from './clauses.js';
 
 /** Longest run of code lines selectable as one unit. */
 export const CODE_CHUNK_LINES = 12;
@@ -26,6 +27,8 @@ export interface Unit {
   requires: number[];
   /** Lines represented (code bodies), for elision markers. */
   lineCount: number;
+  /** A sentence cut into clauses (plain Markdown, clauses.ts): this clause's place in it, 0 for the first. */
+  clause?: number;
 }
 
 /**
@@ -49,7 +52,12 @@ function antecedentOf(units: Unit[], blocks: Block[], i: number): number {
   return sameSection && prev.block === u.block - 1 ? i - 1 : -1;
 }
 
-export function buildUnits(text: string, blocks: Block[]): Unit[] {
+/**
+ * With `clauses`, a sentence is cut into clauses (clauses.ts), each a unit that requires the sentence's
+ * first clause, so a kept sentence can hide a remark; plain selection asks for it, query mode keeps
+ * whole sentences.
+ */
+export function buildUnits(text: string, blocks: Block[], clauses = false): Unit[] {
   const units: Unit[] = [];
   const add = (u: Omit<Unit, 'indexInBlock' | 'requires' | 'lineCount'> & Partial<Unit>) => {
     units.push({ indexInBlock: 0, requires: [], lineCount: 1, ...u });
@@ -58,10 +66,13 @@ export function buildUnits(text: string, blocks: Block[]): Unit[] {
   const sentencesOf = (blk: Block, b: number) =>
     splitSentences(text.slice(blk.contentStart, blk.contentEnd)).forEach((s, k) => {
       const start = blk.contentStart + s.start;
-      const i = add({ kind: 'sentence', block: b, start, end: blk.contentStart + s.end, indexInBlock: k });
+      const end = blk.contentStart + s.end;
+      const parts = clauses ? clauseSpans(text.slice(start, end)) : [{ start: 0, end: end - start }];
+      const i = add({ kind: 'sentence', block: b, start, end: start + parts[0]!.end, indexInBlock: k });
       // A sentence that opens by pointing back ("These numbers…", "It also…") needs the sentence it points to.
       const antecedent = POINTS_BACK.test(text.slice(start, start + 60)) ? antecedentOf(units, blocks, i) : -1;
       if (antecedent >= 0) units[i]!.requires = [antecedent];
+      parts.slice(1).forEach((c, n) => add({ kind: 'sentence', block: b, start: start + c.start, end: start + c.end, indexInBlock: k, requires: [i], clause: n + 1 }));
     });
   blocks.forEach((blk, b) => {
     switch (blk.kind) {
