@@ -12,6 +12,7 @@ import { adjacency, CODE_PAGERANK } from '../../workers/code/graph.js';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
 import { pagerank } from '../../workers/shared/pagerank.js';
 import { codeIntelTasks, type RepoFileAnalysis } from '../../workers/codeIntel/tasks.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
 const stdlib = execFileSync('python3', ['-c', "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
 function walk(dir: string, out: string[]): void {
@@ -29,7 +30,7 @@ let jsons: string[];
 if (cache && existsSync(cache)) jsons = JSON.parse(readFileSync(cache, 'utf8')) as string[];
 else {
   const paths: string[] = [];
-  walk(stdlib, paths);
+  walk(SMOKE ? join(stdlib, 'json') : stdlib, paths);
   paths.sort();
   const files = paths.flatMap((p) => {
     try {
@@ -54,7 +55,7 @@ const edgeKeys = (ix: RepoIndex) => {
   return edges.map((e) => `${paths[table.fileOf[e.from]!]}#${units[e.from]!.id}>${units[e.to]!.id}:${e.kind}:${e.weight.toFixed(6)}`).sort();
 };
 
-for (const target of (process.env.BENCH_FILES ?? 'json/decoder.py,typing.py,os.py').split(',')) {
+for (const target of (process.env.BENCH_FILES ?? sized('json/decoder.py,typing.py,os.py', 'json/decoder.py')).split(',')) {
   const base = jsons.find((j) => JSON.parse(j).path === target);
   if (!base) continue;
   const a0 = JSON.parse(base) as RepoFileAnalysis;
@@ -63,7 +64,7 @@ for (const target of (process.env.BENCH_FILES ?? 'json/decoder.py,typing.py,os.p
   const rankMs: number[] = [];
   const summaryMs: number[] = [];
   let recomputed = 0;
-  for (let i = 0; i < 10; i++) {
+  for (let i = 0; i < sized(10, 1); i++) {
     const edited = `${content}\n\ndef _bench_added_${i}(s):\n    return JSONDecoder().decode(s)\n`;
     const [r] = codeIntelTasks.codeIntelAnalyse({ files: [{ path: target, content: edited }], known: {} }).analysed;
     const a = JSON.parse(r!.json) as RepoFileAnalysis;

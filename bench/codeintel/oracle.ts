@@ -19,10 +19,11 @@ import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import { RepoIndex } from '../../workers/codeIntel/repoIndex.js';
 import { codeIntelTasks } from '../../workers/codeIntel/tasks.js';
+import { sized } from '../lib/smoke.js';
 
 const repo = resolve(process.cwd());
-const roots = process.argv.slice(2).length ? process.argv.slice(2) : ['src', 'workers'];
-const SAMPLE = Number(process.env.BENCH_ORACLE_SYMBOLS ?? 400);
+const roots = process.argv.slice(2).length ? process.argv.slice(2) : sized(['src', 'workers'], ['src/lib']);
+const SAMPLE = Number(process.env.BENCH_ORACLE_SYMBOLS ?? sized(400, 5));
 
 function listFiles(): string[] {
   const out: string[] = [];

@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { packageRoot } from '../../src/lib/root.js';
 import { languageFromFilename } from '../../workers/code/languages.js';
 import { scanFile, type ScanFinding } from '../../workers/codeIntel/scan.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
 const SKIP = new Set(['node_modules', '.git', 'dist', '__pycache__', 'site-packages', 'data']);
 
@@ -54,9 +55,9 @@ function worstLines() {
   const fills = ['password ', 'a "', '" + a', 'x = "', 'a', 'a_', ' ', "'", '"', 'a-', '(', '[', '\\', 'password'];
   let worst = 0;
   let which = '';
-  for (const lang of ['python', 'javascript', 'java', 'go']) {
-    for (const b of bases) {
-      for (const f of fills) {
+  for (const lang of sized(['python', 'javascript', 'java', 'go'], ['python'])) {
+    for (const b of bases.slice(0, sized(Infinity, 2))) {
+      for (const f of fills.slice(0, sized(Infinity, 2))) {
         const line = (b + f.repeat(4000)).slice(0, 3999);
         const content = Array(20).fill(line).join('\n');
         const t = performance.now();
@@ -73,8 +74,9 @@ const args = process.argv.slice(2);
 if (args.length) corpus(args.join(' '), args);
 else {
   const stdlib = execFileSync('python3', ['-c', "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
-  corpus('Python standard library', [stdlib]);
+  // Smoke: one package of each corpus.
+  corpus(sized('Python standard library', 'Python standard library, json/'), [SMOKE ? join(stdlib, 'json') : stdlib]);
   const root = packageRoot();
-  corpus('this repository (src/, workers/)', [join(root, 'src'), join(root, 'workers')]);
+  corpus(sized('this repository (src/, workers/)', 'this repository (src/lib/)'), SMOKE ? [join(root, 'src', 'lib')] : [join(root, 'src'), join(root, 'workers')]);
 }
 worstLines();

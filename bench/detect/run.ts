@@ -17,6 +17,7 @@ import { loadDocuments, loadProbeFile } from '../quality/corpus.js';
 import { rng } from '../lib/rng.js';
 import { FAULT_KINDS, injectFault } from './faults.js';
 import type { Fault, FaultKind } from './faults.js';
+import { sized } from '../lib/smoke.js';
 
 const VERBOSE = process.argv.includes('--verbose');
 /** docs/detection.md gets the table only when asked (--write-docs): a plain run prints it. */
@@ -25,11 +26,16 @@ const WRITE = process.argv.includes('--write-docs');
 const TIMING_ONLY = process.argv.includes('--timing');
 const FIDELITIES: Fidelity[] = ['balanced', 'outline'];
 /** Faulty copies per compression and kind (each with its own RNG draw). */
-const TRIALS = 3;
+const TRIALS = sized(3, 1);
 const SEED = 20261122;
-const EXTRA_READMES = 25;
+const EXTRA_READMES = sized(25, 1);
 /** Timed runs per pair (after 5 warm-up runs). */
-const RUNS = 50;
+const RUNS = sized(50, 1);
+/** Warm-up runs per pair, and the timed original's size in tokens. */
+const WARMUP = sized(5, 1);
+const TIMED_TOKENS = sized(10_000, 1_000);
+/** Documents of the quality corpus used (smoke: one, plus one README). */
+const CORPUS_DOCS = sized(Infinity, 1);
 
 function corpus(): Map<string, string> {
   const docs = new Map<string, string>();
@@ -41,7 +47,7 @@ function corpus(): Map<string, string> {
     docs.set(id, text);
   };
   try {
-    for (const [id, text] of loadDocuments(loadProbeFile().documents)) add(id, text);
+    for (const [id, text] of [...loadDocuments(loadProbeFile().documents)].slice(0, CORPUS_DOCS)) add(id, text);
   } catch (e) {
     console.error(`quality corpus unavailable (${(e as Error).message}); using node_modules READMEs only`);
   }
@@ -112,13 +118,13 @@ async function timing(docs: Map<string, string>) {
   let text = '';
   for (const [, t] of ordered) {
     text += (text ? '\n\n' : '') + t;
-    if (countTokens(text) >= 10_000) break;
+    if (countTokens(text) >= TIMED_TOKENS) break;
   }
   const paras = text.split(/\n\n/);
   let cut = '';
   for (const p of paras) {
     const next = cut ? cut + '\n\n' + p : p;
-    if (countTokens(next) > 10_000) break;
+    if (countTokens(next) > TIMED_TOKENS) break;
     cut = next;
   }
   const tokens = countTokens(cut);
@@ -136,7 +142,7 @@ async function timing(docs: Map<string, string>) {
     const t0 = performance.now();
     await detectIssues({ original_text: cut, compressed_text: comp });
     const cold = performance.now() - t0;
-    for (let i = 0; i < 5; i++) await detectIssues({ original_text: cut, compressed_text: comp });
+    for (let i = 0; i < WARMUP; i++) await detectIssues({ original_text: cut, compressed_text: comp });
     const times: number[] = [];
     const cpuTimes: number[] = [];
     for (let i = 0; i < RUNS; i++) {
@@ -217,7 +223,7 @@ async function main() {
   try {
     probes = loadProbeFile().probes;
   } catch { /* no probes */ }
-  for (const p of probes) {
+  for (const p of probes.slice(0, sized(Infinity, 1))) {
     const text = docs.get(p.doc);
     if (text) await checkExtra(`${p.doc}?${p.query}`, text, (await compressText({ text, fidelity: 'balanced', query: p.query })).compressed_text);
   }

@@ -7,9 +7,10 @@ import { ComputePool } from '../../src/pool/pool.js';
 import { DOCS_SEARCH, DocsIndex } from '../../workers/docs/index.js';
 import { measure } from '../lib/latency.js';
 import { deadLabels, evaluate, loadQuestions } from './eval.js';
+import { sized } from '../lib/smoke.js';
 
 const K = 5;
-const LATENCY_RUNS = Number(process.env.BENCH_DOCS_RUNS ?? 2000);
+const LATENCY_RUNS = Number(process.env.BENCH_DOCS_RUNS ?? sized(2000, 2));
 
 async function main(): Promise<void> {
   const t0 = performance.now();
@@ -36,7 +37,7 @@ async function main(): Promise<void> {
   }
 
   for (const [name, set] of [['dev', dev], ['test', test]] as const) {
-    const e = await evaluate(index, set, K);
+    const e = await evaluate(index, set.slice(0, sized(Infinity, 2)), K);
     console.log(`${name}: n=${e.n} recall@${K}=${e.recall.toFixed(3)} MRR@${K}=${e.mrr.toFixed(3)} misses=${e.misses.join(',') || '-'}`);
   }
   console.log(`settings: ${JSON.stringify(DOCS_SEARCH)}`);

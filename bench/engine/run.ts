@@ -10,10 +10,11 @@ import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { pydocTopics } from '../quality/corpus.js';
 import { writeDocSection } from '../quality/docfile.js';
 import { measurePair } from '../lib/latency.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
 /** Every fidelity and mode at these sizes; balanced (plain) alone on the growth table. */
-const LEVEL_SIZES = [1_000, 10_000, 150_000];
-const GROWTH_SIZES = [1_000, 10_000, 50_000, 150_000, 400_000, 1_000_000];
+const LEVEL_SIZES = sized([1_000, 10_000, 150_000], [1_000]);
+const GROWTH_SIZES = sized([1_000, 10_000, 50_000, 150_000, 400_000, 1_000_000], [1_000]);
 const LEVELS: Fidelity[] = ['abstract', 'outline', 'balanced', 'detailed'];
 const QUERY = 'How do I limit the number of worker threads and the queue size?';
 const READMES = ['piscina', 'postgres', 'repomix', 'autocannon', 'tinybench', '@modelcontextprotocol/sdk'];
@@ -46,7 +47,7 @@ function pool(): string[] {
   const parts = READMES.map((p) => readFileSync(resolve(process.cwd(), 'node_modules', p, 'README.md'), 'utf8'));
   const topics = pydocTopics('all');
   for (const k of Object.keys(topics).sort()) parts.push(topics[k]!);
-  return [...parts, ...installedReadmes()].flatMap((p) => p.split(/\n{2,}/)).filter((p) => p.trim() !== '');
+  return [...parts, ...(SMOKE ? [] : installedReadmes())].flatMap((p) => p.split(/\n{2,}/)).filter((p) => p.trim() !== '');
 }
 
 /** Longest prefix of the pool's paragraphs (joined by blank lines) with at most about `tokens` tokens. */
@@ -82,10 +83,10 @@ function cpuRecorded(fn: () => unknown): { run: () => Promise<unknown>; samples:
  * alike) and median CPU time of the baseline and the task.
  */
 async function pair(base: () => unknown, task: () => unknown, tokens: number): Promise<{ base: Timing; task: Timing }> {
-  const reps = tokens > 500_000 ? 3 : tokens > 100_000 ? 5 : tokens > 20_000 ? 9 : 21;
+  const reps = sized(tokens > 500_000 ? 3 : tokens > 100_000 ? 5 : tokens > 20_000 ? 9 : 21, 1);
   const b = cpuRecorded(base);
   const t = cpuRecorded(task);
-  const m = await measurePair(b.run, t.run, reps, tokens > 500_000 ? 1 : 3);
+  const m = await measurePair(b.run, t.run, reps, sized(tokens > 500_000 ? 1 : 3, 0));
   return { base: { wall: m.a.p50, cpu: median(b.samples) }, task: { wall: m.b.p50, cpu: median(t.samples) } };
 }
 

@@ -6,8 +6,9 @@ import o200k from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens } from '../../workers/shared/tokens.js';
 import { compressText } from '../../workers/text/index.js';
 import { rng } from '../lib/rng.js';
+import { sized } from '../lib/smoke.js';
 
-const SIZES = [10_000, 40_000, 80_000, 320_000];
+const SIZES = sized([10_000, 40_000, 80_000, 320_000], [1_000]);
 const LIBRARY_UP_TO = 40_000;
 
 function inputs(n: number): Record<string, string> {
@@ -26,13 +27,13 @@ function inputs(n: number): Record<string, string> {
 /** Median of three cold runs: the tokenizer's merge cache is cleared first, as a new request's text would find it. */
 function ms(fn: () => unknown): number {
   const runs: number[] = [];
-  for (let i = 0; i < 3; i++) {
+  for (let i = 0; i < sized(3, 1); i++) {
     o200k.clearMergeCache();
     const t0 = performance.now();
     fn();
     runs.push(performance.now() - t0);
   }
-  return runs.sort((a, b) => a - b)[1]!;
+  return runs.sort((a, b) => a - b)[runs.length >> 1]!;
 }
 
 async function main(): Promise<void> {

@@ -7,10 +7,11 @@ import { join } from 'node:path';
 import { compressCode, compressStructural } from '../../workers/code/index.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { load, nodeHeaders, pythonStdlib, walk, type Corpus } from '../code/corpora.js';
+import { sized } from '../lib/smoke.js';
 
 const LEVELS: Fidelity[] = ['abstract', 'outline', 'balanced', 'detailed'];
 const capArg = process.argv.indexOf('--cap');
-const CAP = capArg > 0 ? Number(process.argv[capArg + 1]) : 400_000;
+const CAP = capArg > 0 ? Number(process.argv[capArg + 1]) : sized(400_000, 5_000);
 const MARKER = /#\d{12}\.\d+/g;
 
 const corpora: Corpus[] = [];

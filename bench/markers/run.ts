@@ -6,6 +6,7 @@ import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { answered, loadDocuments, loadProbeFile } from '../quality/corpus.js';
 import { shortPieces } from '../quality/facts.js';
+import { sized } from '../lib/smoke.js';
 
 const LEVELS: Fidelity[] = ['abstract', 'outline', 'balanced', 'detailed'];
 const MIN_DOC_TOKENS = 2_000;
@@ -13,10 +14,10 @@ const MARKER = /\[… [^\]]*\]/g;
 
 const { documents, probes } = loadProbeFile();
 const docs = loadDocuments(documents);
-const eligible = probes.filter((p) => docs.get(p.doc)?.includes(p.answer) && countTokens(docs.get(p.doc)!) >= MIN_DOC_TOKENS);
+const eligible = probes.filter((p) => docs.get(p.doc)?.includes(p.answer) && countTokens(docs.get(p.doc)!) >= MIN_DOC_TOKENS).slice(0, sized(Infinity, 1));
 const ids = [...new Set(eligible.map((p) => p.doc))];
 console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${ids.length} documents, ${eligible.length} probes`);
-const shorts = ids.flatMap((id) => shortPieces(docs.get(id)!, countTokens));
+const shorts = ids.flatMap((id) => shortPieces(docs.get(id)!, countTokens)).slice(0, sized(Infinity, 1));
 console.log(`short: ${shorts.length} paragraphs of 50-200 tokens`);
 console.log('| Fidelity | Savings, no ids | Savings, ids | Δ points | Retention, no ids | Retention, ids | Markers per output | Marker tokens share (ids) | Savings short, no ids | Savings short, ids |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');

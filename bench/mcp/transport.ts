@@ -10,8 +10,11 @@ import { loadavg } from 'node:os';
 import { routeRequestsDirectly } from '../../src/mcp/direct.js';
 import { pipeResponse } from '../../src/mcp/pipe.js';
 import { transportRequest } from '../../src/mcp/transportRequest.js';
+import { sized } from '../lib/smoke.js';
 
-const N = Number(process.env.BENCH_N ?? 20_000);
+const N = Number(process.env.BENCH_N ?? sized(20_000, 2));
+/** Alternating blocks of the two sessions, N calls of each in all. */
+const BLOCKS = sized(20, 2);
 const result = { accurate_tokens: 10, tokenizer: 'o200k_base', fast_estimate: 13, json_estimate: 26, bytes: 51 };
 const headers = { accept: 'application/json, text/event-stream', 'content-type': 'application/json', authorization: 'Bearer k', host: '127.0.0.1:8080', 'user-agent': 'node' };
 const socket = { cork: (f: () => void) => f(), writeStatus() {}, writeHeader() {}, getWriteOffset: () => 0, tryEnd: () => [true, true], end() {}, write: () => true } as unknown as uWS.HttpResponse;
@@ -36,11 +39,11 @@ async function session(direct: boolean): Promise<() => Promise<void>> {
 
 const calls = { protocol: await session(false), direct: await session(true) };
 const cpu = { protocol: 0, direct: 0 };
-for (const f of Object.values(calls)) for (let i = 0; i < 2000; i++) await f();
-for (let block = 0; block < 20; block++) {
+for (const f of Object.values(calls)) for (let i = 0; i < sized(2000, 1); i++) await f();
+for (let block = 0; block < BLOCKS; block++) {
   const kind = block % 2 ? 'direct' : 'protocol';
   const start = process.cpuUsage();
-  for (let i = 0; i < N / 10; i++) await calls[kind]();
+  for (let i = 0; i < N / (BLOCKS / 2); i++) await calls[kind]();
   const used = process.cpuUsage(start);
   cpu[kind] += used.user + used.system;
 }
