@@ -19,7 +19,3 @@ export const tokenFigures = {
 /** An open-ended JSON object (settings, metadata, a node's free-form data). */
 export const anyObject = z.record(z.string(), z.unknown());
 
-/** A list answer: its items and how many. */
-export function listOf<T extends z.ZodTypeAny>(key: string, item: T, extra: z.ZodRawShape = {}) {
-  return z.looseObject({ [key]: z.array(item), ...extra });
-}
