@@ -3,7 +3,6 @@
 // module of its concept (resolve, refs, queries, editPlan, findings, graphViews, textViews).
 import { reach } from '../code/blast.js';
 import { words } from '../code/bm25.js';
-import type { DefInfo } from '../code/codeindex.js';
 import { BlastRadiusInputError } from '../code/errors.js';
 import { adjacency, CODE_PAGERANK } from '../code/graph.js';
 import { SEARCH_RRF_WEIGHTS } from './semantic.js';
@@ -18,98 +17,12 @@ import { PACKS, rulesOf, SCAN_VERSION, scanFile, SEVERITY_ORDER, type Pack, type
 import type { RepoFileAnalysis } from './tasks.js';
 import { clip, IndexStore } from './store.js';
 import * as resolve from './resolve.js';
-
-/** Names with more definitions than this in a scope are not resolved by the graph (workers/code/graph.ts). */
-const MAX_CANDIDATES = 4;
-
-/** gc_refs counts unresolved uses of a name up to this many. */
-const UNRESOLVED_SCAN_MAX = 500;
-
-export interface RefEntry extends DefInfo {
-  via: 'call' | 'reference';
-  /** Id of the definition referenced. */
-  target: string;
-  /** Lines of the referencing unit that mention the name (its nested definitions excluded). */
-  lines: number[];
-  /** The name resolved to more than one definition here; `candidates` is how many (weight split between them). */
-  ambiguous: boolean;
-  candidates: number;
-}
-
-export interface UnresolvedMention {
-  id: string;
-  path: string;
-  name: string;
-  start_line: number;
-  reason: 'too_many_candidates' | 'not_in_scope';
-}
-
-/** Languages where a method is only reached through a receiver (`x.save()`, `self.save()`), never by its bare name. */
-const RECEIVER_LANGS = new Set(['python', 'javascript', 'typescript', 'tsx', 'rust', 'go']);
-
-/** Whether the match at `at` sits in a comment line (`//`, `#`, `*`, `/*` before it on its line). */
-function inComment(text: string, at: number): boolean {
-  const lineStart = text.lastIndexOf('\n', at - 1) + 1;
-  const before = text.slice(lineStart, at);
-  const t = before.trimStart();
-  return t.startsWith('*') || t.startsWith('/*') || before.includes('//') || /^#(?![[!])/.test(t) || (t.startsWith('#') && !t.startsWith('#include') && !t.startsWith('#define'));
-}
-
-/** Whether the match at `at` is reached through a receiver: `.name`, `::name`, `->name`. */
-function viaReceiver(text: string, at: number): boolean {
-  let i = at - 1;
-  while (i >= 0 && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '?' || text[i] === '!')) i--;
-  // `...f(x)`: a spread, not a receiver.
-  if (text[i] === '.' && text[i - 1] === '.') return false;
-  // `/re/g.test(…)`: a regular expression literal's method, not one of ours.
-  if (text[i] === '.' && /\/[dgimsuy]*$/.test(text.slice(Math.max(0, i - 8), i)) && /[^\s*]\/[dgimsuy]*$/.test(text.slice(Math.max(0, i - 9), i))) return false;
-  return text[i] === '.' || (text[i] === ':' && text[i - 1] === ':') || (text[i] === '>' && text[i - 1] === '-');
-}
+import * as refs from './refs.js';
 
 /** `a.localeCompare(b)` (the same collation), without a collator built per call: sorts of thousands of names. */
 const COLLATE = new Intl.Collator().compare;
 
 export class RepoIndex extends IndexStore {
-  /** Lines of unit i that mention `name` as a whole word, outside its nested definitions. */
-  private mentionLines(i: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
-    const u = this.code.units[i]!;
-    const f = this.code.table.fileOf[i]!;
-    const text = this.code.analyses[f]!.content;
-    const skip = this.look.childrenOf(i).map((c) => [this.code.units[c]!.start, this.code.units[c]!.end] as const);
-    const out: number[] = [];
-    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
-    // A unit that shares the name (an override, a wrapper method) names itself in its header: not a use.
-    re.lastIndex = u.name === name && u.bodyStart !== null ? u.bodyStart : u.start;
-    for (let m = re.exec(text); m && m.index < u.end; m = re.exec(text)) {
-      if (skip.some(([s, e]) => m!.index >= s && m!.index < e)) continue;
-      if (inComment(text, m.index) || (receiverOnly && !viaReceiver(text, m.index)) || (accept && !accept(text, m.index))) continue;
-      const line = this.look.lineAt(f, m.index);
-      if (out[out.length - 1] !== line) out.push(line);
-      if (out.length >= max) break;
-    }
-    return out;
-  }
-
-  /** Lines of module-level code (outside definitions and imports) of file f that mention `name`. */
-  private moduleLines(f: number, name: string, max = 20, receiverOnly = false, accept?: (text: string, at: number) => boolean): number[] {
-    const a = this.code.analyses[f]! as RepoFileAnalysis;
-    const gaps = this.look.gapsOf(f);
-    const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const re = new RegExp(`(?<![A-Za-z0-9_$])${escaped}(?![A-Za-z0-9_$])`, 'g');
-    const out: number[] = [];
-    for (const [s, e] of gaps) {
-      re.lastIndex = s;
-      for (let m = re.exec(a.content); m && m.index < e; m = re.exec(a.content)) {
-        if (inComment(a.content, m.index) || (receiverOnly && !viaReceiver(a.content, m.index)) || (accept && !accept(a.content, m.index))) continue;
-        const line = this.look.lineAt(f, m.index);
-        if (out[out.length - 1] !== line) out.push(line);
-        if (out.length >= max) return out;
-      }
-    }
-    return out;
-  }
-
   resolve(symbol: string): number[] {
     return resolve.resolve(this, symbol);
   }
@@ -133,180 +46,8 @@ export class RepoIndex extends IndexStore {
     };
   }
 
-  /**
-   * A member of a JS/TS interface or type is also named where an object literal implements it
-   * (`{ handler: fn }`, `async handler(…) {`, route and tool tables): such property definitions in
-   * the declaring file and in files importing it, outside other interface and type declarations.
-   */
-  private literalMembers(t: number, out: RefEntry[]): void {
-    const { units, table, imports } = this.code;
-    const u = units[t]!;
-    if (u.parent < 0 || (units[u.parent]!.kind !== 'interface' && units[u.parent]!.kind !== 'type')) return;
-    const ft = table.fileOf[t]!;
-    if (!['javascript', 'typescript', 'tsx'].includes(this.code.analyses[ft]!.language)) return;
-    const name = u.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const re = new RegExp(`(?:^[ \\t]*(?:async[ \\t]+)?${name}[ \\t]*\\(.*\\)[ \\t]*(?::[^=\\n]*)?\\{[ \\t]*$|(?:^|[{,])[ \\t]*${name}[ \\t]*:(?!:))`, 'gm');
-    for (let f = 0; f < this.code.analyses.length; f++) {
-      if (f !== ft && !imports.imports[f]!.has(ft)) continue;
-      const a = this.code.analyses[f]!;
-      if (!a.content.includes(u.name)) continue;
-      const base = this.look.unitIndex(f, 0);
-      const byUnit = new Map<number, number[]>();
-      for (let m = re.exec(a.content); m; m = re.exec(a.content)) {
-        const at = m.index + m[0].indexOf(u.name);
-        if (inComment(a.content, at)) continue;
-        let owner = -1;
-        a.units.forEach((x, j) => {
-          if (x.start <= at && at < x.end && (owner < 0 || x.start >= a.units[owner]!.start)) owner = j;
-        });
-        if (owner >= 0 && (a.units[owner]!.kind === 'interface' || a.units[owner]!.kind === 'type')) continue;
-        const line = this.look.lineAt(f, at);
-        let list = byUnit.get(owner);
-        if (!list) byUnit.set(owner, (list = []));
-        if (list[list.length - 1] !== line) list.push(line);
-      }
-      for (const [owner, lines] of byUnit) {
-        const info: DefInfo = owner >= 0 ? this.info(base + owner) : { id: `${a.path}#<module>`, path: a.path, kind: 'module' as DefInfo['kind'], name: '<module>', qualified: '<module>', signature: '', doc: null, start_line: 1, end_line: a.lines, exported: false };
-        out.push({ ...info, via: 'reference', target: u.id, lines, ambiguous: false, candidates: 1 });
-      }
-    }
-  }
-
   refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
-    const targets = resolve.resolve(this, symbol);
-    const targetSet = new Set(targets);
-    const incoming = this.code.incomingEdges();
-    const out: RefEntry[] = [];
-    const linked = new Set<number>();
-    const { units } = this.code;
-    const langOf = (t: number) => this.code.analyses[this.code.table.fileOf[t]!]!.language;
-    const receiverOnly = (t: number) => units[t]!.container !== null && units[t]!.kind === 'method' && RECEIVER_LANGS.has(langOf(t));
-    const JS = new Set(['javascript', 'typescript', 'tsx']);
-    // A JS/TS constructor is used where its class is instantiated: `new C(…)` sites of the class's uses.
-    const ctorClass = (t: number) => (units[t]!.name === 'constructor' && units[t]!.parent >= 0 && JS.has(langOf(t)) ? units[t]!.parent : -1);
-    const afterNew = (text: string, at: number) => /\bnew\s+$/.test(text.slice(Math.max(0, at - 12), at));
-    // A getter is called by reading it (`this.db`): its reference edges are calls.
-    const accessor = (t: number) => units[t]!.kind === 'method' && /^\s*(?:(?:public|private|protected|static|override)\s+)*[gs]et\s+[\w$#]/.test(units[t]!.signature);
-    // A function named without a call (passed as a value): not a string's word, a property key, or
-    // (JS/TS) a property read `x.name`; and not in a unit that declares a local of that name.
-    const valueUse = (t: number) => {
-      if (units[t]!.kind !== 'function') return undefined;
-      const js = JS.has(langOf(t));
-      return (text: string, at: number) => {
-        const end = at + units[t]!.name.length;
-        const q = text[at - 1];
-        if ((q === "'" || q === '"' || q === '`') && text[end] === q) return false;
-        if (/^\s*:(?!:)/.test(text.slice(end, end + 8)) && !/\?\s*$/.test(text.slice(Math.max(0, at - 20), at))) return false;
-        return !(js && viaReceiver(text, at));
-      };
-    };
-    const declaresLocal = (i: number, name: string) => {
-      const u = units[i]!;
-      const text = this.code.analyses[this.code.table.fileOf[i]!]!.content.slice(u.start, u.end);
-      const n = name.replace(/[$]/g, '\\$');
-      return new RegExp(`\\b(?:const|let|var)\\s+(?:[\\[{][^=;]*?)?\\b${n}\\b`).test(text) || new RegExp(`[(,]\\s*${n}\\s*[?:,)=]`).test(u.signature);
-    };
-    // A method read as a property of the unit's own class (the graph's same-class reference edges): `this.x` / `self.x`.
-    const viaSelf = (text: string, at: number) => /(?:\bthis\??|\bself)\.\s*$/.test(text.slice(Math.max(0, at - 8), at));
-    for (const t of targets) {
-      const ctor = ctorClass(t);
-      const name = ctor >= 0 ? units[ctor]!.name : units[t]!.name;
-      const viaDot = ctor < 0 && receiverOnly(t);
-      const callsAll = accessor(t);
-      const asValue = valueUse(t);
-      for (const ei of incoming[ctor >= 0 ? ctor : t]!) {
-        const e = this.code.edges[ei]!;
-        const via = callsAll ? 'call' : e.kind;
-        if (!kinds.includes(via)) continue;
-        linked.add(e.from);
-        // A class -> constructor edge is containment, not a use site.
-        if (ctor < 0 && units[t]!.parent === e.from && e.kind === 'call') continue;
-        if (ctor >= 0 && (e.kind !== 'call' || e.to !== ctor)) continue;
-        const full = e.kind === 'call' ? 1 : 0.5;
-        const candidates = Math.max(1, Math.round(full / e.weight));
-        let accept: ((text: string, at: number) => boolean) | undefined = ctor >= 0 ? afterNew : asValue;
-        if (e.kind === 'reference' && asValue && declaresLocal(e.from, name)) continue;
-        // Resolved within its own class: reached as `this.x` / `self.x`, not `this.other.x`.
-        if (ctor < 0 && units[t]!.kind === 'method' && units[e.from]!.container === units[t]!.container && this.code.table.fileOf[e.from] === this.code.table.fileOf[t]) accept = viaSelf;
-        const lines = this.mentionLines(e.from, name, 200, viaDot, accept);
-        if (e.kind === 'reference' && lines.length === 0) continue;
-        // A method named without a receiver is some other definition's name (a function, a variable): not this one.
-        if ((viaDot || ctor >= 0) && lines.length === 0) continue;
-        out.push({ ...this.info(e.from), via, target: units[t]!.id, lines, ambiguous: candidates > 1, candidates });
-      }
-      // A recursive definition uses itself (the graph keeps no self-edges).
-      if (ctor < 0 && kinds.includes('call') && units[t]!.calls.includes(units[t]!.name)) {
-        const lines = this.mentionLines(t, name, 200, viaDot);
-        if (lines.length) out.push({ ...this.info(t), via: 'call', target: units[t]!.id, lines, ambiguous: false, candidates: 1 });
-      }
-      if (kinds.includes('reference')) this.literalMembers(t, out);
-    }
-    // Module-level code (top-level statements, object literals of definitions such as route tables)
-    // is no definition of its own: its uses are attributed per file, resolved by the file's scope.
-    for (const t0 of targets) {
-      const ctor = ctorClass(t0);
-      const t = ctor >= 0 ? ctor : t0;
-      const name = units[t]!.name;
-      for (const path of this.users.get(name) ?? []) {
-        const f = this.look.pathIndex(path);
-        if (f < 0) continue;
-        const mod = (this.code.analyses[f] as RepoFileAnalysis).module;
-        if (!mod) continue;
-        const called = mod.calls.includes(name);
-        if (!(called || (kinds.includes('reference') && mod.identifiers.includes(name)))) continue;
-        const via = called ? 'call' : 'reference';
-        if (!kinds.includes(via)) continue;
-        const hits = resolve.resolveFrom(this, f, name);
-        if (!hits.includes(t)) continue;
-        const lines = this.moduleLines(f, name, 200, ctor < 0 && receiverOnly(t), ctor >= 0 ? afterNew : valueUse(t));
-        if (lines.length === 0) continue;
-        const a = this.code.analyses[f]!;
-        out.push({
-          id: `${path}#<module>`, path, kind: 'module', name: '<module>', qualified: '<module>', signature: '', doc: null,
-          start_line: 1, end_line: a.lines, exported: false, via: ctor >= 0 ? 'call' : via, target: units[t0]!.id, lines, ambiguous: hits.length > 1, candidates: hits.length,
-        });
-      }
-    }
-    out.sort((a, b) => a.path.localeCompare(b.path) || a.start_line - b.start_line);
-    // Units that use the name but did not resolve to any of these definitions: said, not guessed.
-    const unresolved: UnresolvedMention[] = [];
-    const names = new Set(targets.map((t) => this.code.units[t]!.name));
-    const { table } = this.code;
-    let unresolvedTotal = 0;
-    for (const name of names) {
-      const files = this.users.get(name);
-      if (!files) continue;
-      const defs = table.byName.get(name) ?? [];
-      for (const path of files) {
-        const f = this.look.pathIndex(path);
-        if (f < 0 || unresolvedTotal >= UNRESOLVED_SCAN_MAX) continue;
-        this.code.analyses[f]!.units.forEach((u, j) => {
-          const i = this.look.unitIndex(f, j);
-          if (targetSet.has(i) || linked.has(i)) return;
-          const uses = kinds.includes('reference') ? u.calls.includes(name) || u.identifiers.includes(name) : u.calls.includes(name);
-          if (!uses) return;
-          // Edges to another definition of the same name are that definition's references, not unresolved ones.
-          if (this.look.hasEdgeToName(i, name)) return;
-          unresolvedTotal++;
-          if (unresolved.length < 20) {
-            unresolved.push({ id: u.id, path, name: u.qualified, start_line: u.startLine, reason: defs.length > MAX_CANDIDATES ? 'too_many_candidates' : 'not_in_scope' });
-          }
-        });
-      }
-    }
-    return {
-      symbol,
-      resolved: targets.map((t) => this.code.units[t]!.id),
-      not_found: targets.length === 0,
-      ambiguous_symbol: targets.length > 1,
-      references: out.slice(0, limit),
-      total: out.length,
-      truncated: out.length > limit,
-      unresolved_mentions: unresolved,
-      unresolved_total: unresolvedTotal,
-      /** The scan for unresolved uses stops at this many (a very common name). */
-      unresolved_total_capped: unresolvedTotal >= UNRESOLVED_SCAN_MAX,
-    };
+    return refs.refs(this, symbol, kinds, limit);
   }
 
   callees(symbol: string, limit: number) {
