@@ -1,12 +1,8 @@
 // One project's repository index as the code-intelligence thread (indexThread.ts) asks it: the
 // storage and incremental graph of store.ts, and one method per query, each delegating to the
 // module of its concept (resolve, refs, queries, editPlan, findings, graphViews, textViews).
-import { reach } from '../code/blast.js';
 import { words } from '../code/bm25.js';
-import { BlastRadiusInputError } from '../code/errors.js';
 import { adjacency, CODE_PAGERANK } from '../code/graph.js';
-import { SEARCH_RRF_WEIGHTS } from './semantic.js';
-import { reciprocalRankFusion, RRF_K } from '../shared/rrf.js';
 import { structuralFromIndex } from '../code/structural.js';
 import { renderBudget, signatureText } from '../code/render.js';
 import { indentAt } from '../code/text.js';
@@ -18,6 +14,7 @@ import type { RepoFileAnalysis } from './tasks.js';
 import { clip, IndexStore } from './store.js';
 import * as resolve from './resolve.js';
 import * as refs from './refs.js';
+import * as queries from './queries.js';
 
 /** `a.localeCompare(b)` (the same collation), without a collator built per call: sorts of thousands of names. */
 const COLLATE = new Intl.Collator().compare;
@@ -28,22 +25,7 @@ export class RepoIndex extends IndexStore {
   }
 
   defs(symbol: string, from: string | null, limit: number) {
-    let hits: number[];
-    let scope: string | null = null;
-    if (from && /^[A-Za-z_$][\w$]*$/.test(symbol.trim())) {
-      const f = resolve.fileIndex(this, from);
-      if (f < 0) return { symbol, from, definitions: [], total: 0, ambiguous: false, not_found: true, reason: `no indexed file ${from}` };
-      scope = this.code.paths[f]!;
-      hits = resolve.resolveFrom(this, f, symbol.trim());
-    } else hits = resolve.resolve(this, symbol);
-    return {
-      symbol,
-      from: scope,
-      definitions: hits.slice(0, limit).map((i) => this.info(i)),
-      total: hits.length,
-      ambiguous: hits.length > 1,
-      not_found: hits.length === 0,
-    };
+    return queries.defs(this, symbol, from, limit);
   }
 
   refs(symbol: string, kinds: Array<'call' | 'reference'>, limit: number) {
@@ -51,71 +33,23 @@ export class RepoIndex extends IndexStore {
   }
 
   callees(symbol: string, limit: number) {
-    const targets = resolve.resolve(this, symbol);
-    const set = new Set(targets);
-    const seen = new Map<number, { weight: number }>();
-    for (const e of this.code.edges) if (set.has(e.from) && e.kind === 'call' && !set.has(e.to)) seen.set(e.to, { weight: e.weight });
-    const list = [...seen].map(([i, { weight }]) => ({ ...this.info(i), ambiguous: weight < 1, candidates: Math.max(1, Math.round(1 / weight)) }));
-    return { symbol, resolved: targets.map((t) => this.code.units[t]!.id), not_found: targets.length === 0, callees: list.slice(0, limit), total: list.length };
+    return queries.callees(this, symbol, limit);
   }
 
   blast(symbols: string[], depth: number, limit: number) {
-    const focus = symbols.map((s) => s.trim()).filter(Boolean);
-    if (focus.length === 0) throw new BlastRadiusInputError('gc_blast_radius requires focus_symbol');
-    const r = this.code.blastRadius(focus, depth);
-    return {
-      ...r,
-      dependents_total: r.dependents.length,
-      dependencies_total: r.dependencies.length,
-      dependents: r.dependents.slice(0, limit),
-      dependencies: r.dependencies.slice(0, limit),
-      truncated: r.dependents.length > limit || r.dependencies.length > limit,
-      depth,
-    };
+    return queries.blast(this, symbols, depth, limit);
   }
 
   impact(symbols: string[], depth: number, limit: number) {
-    const focus = symbols.map((s) => s.trim()).filter(Boolean);
-    if (focus.length === 0) throw new BlastRadiusInputError('gc_impact requires at least one symbol');
-    const r = this.code.blastRadius(focus, depth);
-    const byFile = new Map<string, { path: string; units: number; nearest: number }>();
-    for (const d of r.dependents) {
-      const e = byFile.get(d.path) ?? { path: d.path, units: 0, nearest: d.distance };
-      e.units++;
-      e.nearest = Math.min(e.nearest, d.distance);
-      byFile.set(d.path, e);
-    }
-    const direct = r.dependents.filter((d) => d.distance === 1);
-    return {
-      focus: r.focus,
-      resolved: r.resolved,
-      not_found: r.not_found,
-      result_incomplete: r.result_incomplete,
-      depth,
-      direct_dependents: direct.length,
-      dependents_total: r.dependents.length,
-      dependents: r.dependents.slice(0, limit),
-      truncated: r.dependents.length > limit,
-      files: [...byFile.values()].sort((a, b) => a.nearest - b.nearest || b.units - a.units || a.path.localeCompare(b.path)),
-    };
+    return queries.impact(this, symbols, depth, limit);
   }
 
   source(symbol: string, maxChars: number, limit: number) {
-    const hits = resolve.resolve(this, symbol);
-    const sources = hits.slice(0, limit).map((i) => {
-      const u = this.code.units[i]!;
-      const text = this.code.analyses[this.code.table.fileOf[i]!]!.content.slice(u.start, u.end);
-      return { ...this.info(i), text: text.length > maxChars ? text.slice(0, maxChars) : text, truncated: text.length > maxChars, chars: text.length };
-    });
-    return { symbol, sources, total: hits.length, ambiguous: hits.length > 1, not_found: hits.length === 0 };
+    return queries.source(this, symbol, maxChars, limit);
   }
 
   deadCode(pathPrefix: string | null, limit: number) {
-    // Names module-level code calls or mentions (route tables, registrations, `main()`) are in use.
-    const moduleNames = new Set<string>();
-    for (const a of this.code.analyses as RepoFileAnalysis[]) for (const n of [...(a.module?.calls ?? []), ...(a.module?.identifiers ?? [])]) moduleNames.add(n);
-    const all = this.code.deadCode().filter((d) => (!pathPrefix || d.path.startsWith(pathPrefix)) && !moduleNames.has(d.name));
-    return { candidates: all.slice(0, limit).map((d) => ({ ...d, signature: clip(d.signature, 300)!, doc: null })), total: all.length, truncated: all.length > limit };
+    return queries.deadCode(this, pathPrefix, limit);
   }
 
   /** Personalised PageRank: teleports land on the units of the focus files and the focus symbols (and their members). */
@@ -170,35 +104,8 @@ export class RepoIndex extends IndexStore {
     return this.look.searchTexts();
   }
 
-  /**
-   * BM25 over identifiers, names, docstrings and paths; with `dense` (unit, cosine) pairs from the
-   * embeddings, the two rankings are fused by RRF, lexical evidence leading (SEARCH_RRF_WEIGHTS).
-   */
-  search(query: string, limit: number, dense?: ReadonlyArray<[number, number]>, weights: { lexical: number; dense: number } = SEARCH_RRF_WEIGHTS) {
-    const hits = this.look.bm25().search(query);
-    if (!dense) {
-      return {
-        query,
-        mode: 'lexical' as const,
-        results: hits.slice(0, limit).map(([i, score]) => ({ ...this.info(i), score: Number(score.toFixed(4)), bm25: Number(score.toFixed(4)), similarity: null })),
-        total: hits.length,
-      };
-    }
-    const n = this.code.units.length;
-    const fused = reciprocalRankFusion([hits.map(([i]) => i), dense.map(([i]) => i)], n, RRF_K, [weights.lexical, weights.dense]);
-    const bm25 = new Map(hits);
-    const sim = new Map(dense);
-    const ids = [...new Set([...bm25.keys(), ...sim.keys()])].sort((a, b) => fused[b]! - fused[a]! || a - b);
-    return {
-      query,
-      mode: 'hybrid' as const,
-      results: ids.slice(0, limit).map((i) => {
-        const b = bm25.get(i);
-        const c = sim.get(i);
-        return { ...this.info(i), score: Number((fused[i]! * 1000).toFixed(4)), bm25: b === undefined ? null : Number(b.toFixed(4)), similarity: c === undefined ? null : Number(c.toFixed(4)) };
-      }),
-      total: ids.length,
-    };
+  search(query: string, limit: number, dense?: ReadonlyArray<[number, number]>, weights?: { lexical: number; dense: number }) {
+    return queries.search(this, query, limit, dense, weights);
   }
 
   /** The unit graph (definitions, call/reference edges) and the file graph (resolved imports). */
@@ -482,7 +389,7 @@ export class RepoIndex extends IndexStore {
       `${s.files} files (${langs}), ${s.lines} lines; ${s.units} definitions (${Object.entries(s.units_by_kind).sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n} ${k}`).join(', ')}); ${s.edges} call/reference edges, ${s.import_edges} resolved imports.`,
     ]);
     if (opts.query) {
-      const hits = this.search(opts.query, Math.min(opts.top, 10)).results;
+      const hits = queries.search(this, opts.query, Math.min(opts.top, 10)).results;
       add(`query`, [`## Matching "${opts.query.slice(0, 80)}"`, ...hits.map((h) => `- ${h.path}:${h.start_line} ${h.kind} ${h.qualified}`)]);
     }
     const unitsPerFile = new Map<string, number>();
@@ -637,15 +544,11 @@ export class RepoIndex extends IndexStore {
     };
   }
 
-  /** Ids of every unit reached from `focus` (for tests: reach over the current graph). */
   reachIds(focus: string, reverse: boolean): string[] {
-    const seeds = resolve.resolve(this, focus);
-    return reach(this.code.table, this.code.edges, seeds, reverse).map((r) => this.code.units[r.unit]!.id);
+    return queries.reachIds(this, focus, reverse);
   }
 
-  /** Every edge as `from -> to kind weight` (tests compare incremental and full builds). */
   edgeList(): string[] {
-    const { units, edges } = this.code;
-    return edges.map((e) => `${units[e.from]!.id} -> ${units[e.to]!.id} ${e.kind} ${e.weight.toFixed(6)}`).sort();
+    return queries.edgeList(this);
   }
 }
