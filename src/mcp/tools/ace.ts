@@ -207,10 +207,11 @@ export const aceTools = [
       'One ACE cycle: ace_generate, ace_reflect on its answer (with feedback, ground_truth, outcome), ace_curate of the reflection, and with refine also ace_refine_context. Returns each step\'s output, the delta applied and the total cost_micros of the model calls.',
     output: z.looseObject({
       playbook_id: z.string(),
-      generate: generateOut,
-      reflect: reflectOut,
-      curate: curateOut,
-      refine: refineOut.nullable(),
+      // Each step as its own tool returns it; named here by the fields that tie the cycle together.
+      generate: z.looseObject({ answer: z.string(), bullets_used: rows, cost_micros: z.number().nullable() }),
+      reflect: z.looseObject({ reflection_id: z.string(), insights: rows, bullet_tags: rows, cost_micros: z.number().nullable() }),
+      curate: z.looseObject({ delta_id: z.string(), path: z.enum(['model', 'fallback']), already_applied: z.boolean(), cost_micros: z.number().nullable() }),
+      refine: z.looseObject({ merged: rows, pruned: rows, delta_id: z.string().nullable() }).nullable(),
       delta: z.looseObject({ delta_id: z.string(), operations: rows, added: int, duplicates: int, updated: int }),
       playbook_version: int,
       cost_micros: z.number().nullable(),

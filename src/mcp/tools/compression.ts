@@ -120,20 +120,18 @@ export const compressionTools = [
     name: 'compress_meta_tokens',
     description:
       'Lossless compression: frequent multi-token substrings become single dictionary symbols (format gc-meta-tokens/1). Returns the dictionary and the encoded text; mode decompress (or decode: true) with encoded + dictionary restores the input exactly.',
-    output: z.union([
-      z.looseObject({
-        mode: z.literal('compress'),
-        format: z.string(),
-        escape: z.string(),
-        encoded: z.string(),
-        dictionary: z.record(z.string(), z.string()),
-        original_tokens: int,
-        total_tokens: int,
-        tokens_saved: int,
-        savings_percent: z.number(),
-      }),
-      z.looseObject({ mode: z.literal('decompress'), format: z.string(), text: z.string(), characters: int }),
-    ]),
+    // One object, not a union: MCP lists an outputSchema of type object. compress sets the encoding fields, decompress text.
+    output: z.looseObject({
+      mode: z.enum(['compress', 'decompress']),
+      format: z.string(),
+      escape: z.string().optional(),
+      encoded: z.string().optional(),
+      dictionary: z.record(z.string(), z.string()).optional(),
+      original_tokens: int.optional(),
+      total_tokens: int.optional(),
+      tokens_saved: int.optional(),
+      text: z.string().optional(),
+    }),
     input: z
       .object({
         mode: z.enum(['compress', 'decompress']).default('compress'),

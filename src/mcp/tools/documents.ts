@@ -104,10 +104,15 @@ export const documentTools = [
     scope: 'mcp:read',
     advisory: true,
     description: 'Statistics of your ingested documents; with file_id, the statistics of that document and its nodes.',
-    output: z.union([
-      z.looseObject({ document_count: int, node_count: int, total_tokens: int, oldest_ingested_at: z.string().nullable(), newest_ingested_at: z.string().nullable(), stale_documents: int }),
-      z.looseObject({ document: docOut, node_tokens: z.looseObject({ min: int, median: int, max: int }), headed_nodes: int, nodes: rows }),
-    ]),
+    // All documents' statistics, or with file_id one document's (one object: MCP lists an outputSchema of type object).
+    output: z.looseObject({
+      document_count: int.optional(),
+      node_count: int.optional(),
+      total_tokens: int.optional(),
+      document: docOut.optional(),
+      node_tokens: z.looseObject({ min: int, median: int, max: int }).optional(),
+      nodes: rows.optional(),
+    }),
     input: z.object({ file_id: fileId.optional() }).strict(),
     async handler({ file_id }, ctx) {
       if (!file_id) return { result: { ...(await documentStats(ctx.services.db, ctx.principal.userId)) } };
@@ -219,19 +224,17 @@ export const documentTools = [
     scope: 'mcp:read',
     description:
       'Retrieves nodes of an ingested document at a fidelity: ABSTRACT (~10 tokens per node), OUTLINE (~30), STRUCTURE (~50), DETAILED (~100) or RAW (the full original). Pick nodes by node_ids, or page through all with offset/limit. marker_ids (the "#<ref>.<n>" ending an elision marker in a skeleton) returns exactly the text each marker hides, at RAW.',
-    output: z.union([
-      z.looseObject({ file_id: z.string().optional(), fidelity: z.literal('RAW'), markers: z.array(z.looseObject({ id: z.string(), text: z.string() })) }),
-      z.looseObject({
-        file_id: z.string(),
-        fidelity: z.enum(REGION_LEVELS),
-        nodes: z.array(z.looseObject({ id: z.string(), tokens: int, method: z.string(), text: z.string() })),
-        original_tokens: int,
-        output_tokens: int,
-        savings_percent: z.number(),
-        node_total: int,
-        next_offset: int.nullable(),
-      }),
-    ]),
+    // Nodes at a fidelity, or with marker_ids the markers' texts at RAW (one object: MCP lists an outputSchema of type object).
+    output: z.looseObject({
+      file_id: z.string().optional(),
+      fidelity: z.enum(REGION_LEVELS),
+      markers: z.array(z.looseObject({ id: z.string(), text: z.string() })).optional(),
+      nodes: z.array(z.looseObject({ id: z.string(), tokens: int, method: z.string(), text: z.string() })).optional(),
+      original_tokens: int.optional(),
+      output_tokens: int.optional(),
+      savings_percent: z.number().optional(),
+      next_offset: int.nullable().optional(),
+    }),
     input: z
       .object({
         file_id: fileId.optional().describe('file_id returned by ingest_context (required unless marker_ids is given)'),

@@ -43,6 +43,8 @@ const runShape = {
   finished_at: z.string().nullable(),
 };
 const runOut = z.looseObject(runShape);
+/** A run named inside another result (its full summary is what get_experiment_run returns). */
+const runRef = z.looseObject({ run_id: z.string(), status: z.string(), versions: z.array(int), models: z.array(z.string()) });
 
 function decodeOffset(cursor: string | undefined): number {
   if (!cursor) return 0;
@@ -172,8 +174,8 @@ export const experimentTools = [
     readOnly: true,
     description: `Compares two succeeded runs over the same dataset: per-case overall scores and differences (b minus a), aggregate differences per metric, and a paired percentile bootstrap interval of the mean difference (computed in the pool; seeded by the run ids, so repeatable). ${SCOPE_NOTE}`,
     output: z.looseObject({
-      run_a: runOut,
-      run_b: runOut,
+      run_a: runRef,
+      run_b: runRef,
       aggregate: z.record(z.string(), z.looseObject({ a: z.number().nullable(), b: z.number().nullable(), difference: z.number().nullable() })),
       mean_difference: z.number(),
       interval: z.looseObject({ low: z.number(), high: z.number(), confidence: z.number(), resamples: int }),
