@@ -15,13 +15,14 @@ const INSTALL_COMMAND = /\b(npm (i|install|add)|yarn add|pnpm add|pip install|ca
 
 /**
  * The setup pieces in the order they are given up when a budget cannot hold them all (last first):
- * title, lead, install example, usage example. Each piece is a list of unit indices (deps not included).
+ * title, lead sentence, install example, usage example, the rest of the lead paragraph. Each piece is a list of unit indices (deps not included).
  */
 export function setupPieces(text: string, blocks: Block[], units: Unit[], tokens: ArrayLike<number>): number[][] {
   const pieces: number[][] = [];
   const title = units.findIndex((u) => u.kind === 'heading');
   const lead = leadUnit(text, blocks, units) >= 0 ? leadUnit(text, blocks, units) : leadList(text, blocks, units);
   if (title >= 0 && (lead < 0 || title < lead)) pieces.push([title]);
+  let rest: number[] = [];
   if (lead >= 0) {
     // The lead sentence and what follows it in its block, or in the list it opens (a feature list).
     const leadPiece = [lead];
@@ -33,7 +34,8 @@ export function setupPieces(text: string, blocks: Block[], units: Unit[], tokens
       leadPiece.push(k);
       used += tokens[k]!;
     }
-    pieces.push(leadPiece);
+    pieces.push(leadPiece.slice(0, 1));
+    rest = leadPiece.slice(1);
   }
   // The nearest heading names what a code block is for (`Usage` under `Getting started`).
   const sectionOf = (b: number) => {
@@ -52,6 +54,9 @@ export function setupPieces(text: string, blocks: Block[], units: Unit[], tokens
   }
   if (install) pieces.push(install);
   if (usage) pieces.push(usage);
+  // The rest of the lead paragraph is given up first: its first sentence says what the thing is, the
+  // examples how to start; what follows ("This guide walks through…") competes like any sentence.
+  if (rest.length) pieces.push(rest);
   return pieces;
 }
 
