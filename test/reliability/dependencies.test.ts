@@ -1,6 +1,6 @@
 // The service's dependencies going away mid-traffic, on servers this test starts and stops itself:
 // PostgreSQL stopped at once (as a crash would) makes readiness false and calls answer 503 with
-// Retry-After within a bounded time, never hanging; when it returns, service resumes by itself.
+// Retry-After while it is down, never holding a call until it returns; then service resumes by itself.
 // Redis going away degrades (cache, shared rate limits, revocation fan-out) without failing calls;
 // readiness reports it, and the connection comes back on its own (docs/reliability.md).
 // The embedded database's thread crashing makes readiness false and calls answer 503, never hang.
@@ -9,20 +9,13 @@ import { makeUser } from '../accounts/helpers.js';
 import { canStartOwnServices, startOwnPostgres, startOwnRedis, type OwnPostgres, type OwnRedis } from '../helpers/ownServices.js';
 import { crashPgliteThreads } from '../../src/store/pgliteThread.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const available = canStartOwnServices();
 if (!available) console.warn('dependencies test skipped: no PostgreSQL binaries (pg_config, initdb) or redis-server on this machine');
 
 const text = 'A dependency may go away at any time; the service must answer quickly and come back by itself. '.repeat(20);
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs: number): Promise<number> {
-  const started = performance.now();
-  while (performance.now() - started < timeoutMs) {
-    if (await check()) return performance.now() - started;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms`);
-}
 
 // It brings its own servers, so one of the two CI passes (the PostgreSQL one) is enough.
 describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid-traffic', () => {
@@ -40,71 +33,71 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
     await pg?.destroy();
   });
 
-  it('PostgreSQL stopped: readiness false, calls answer 503 with Retry-After in bounded time; back by itself when it returns', async () => {
+  it('PostgreSQL stopped: readiness false, calls answer 503 with Retry-After while it is down, none held until it returns; back by itself when it returns', async () => {
     const compress = (i: number) => server.request('POST', '/v1/compress', { body: { text: `${i} ${text}`, fidelity: 'balanced' } });
     expect((await compress(0)).status).toBe(200);
     expect((await server.request('GET', '/health/readiness', { key: null })).status).toBe(200);
 
-    // Traffic that runs through the outage and the return: every answer is a 200 or a 503 with Retry-After, none hangs.
+    // Traffic that runs through the outage and the return: every answer is a 200 or a 503 with Retry-After,
+    // none hangs. Each answer notes the phase it was sent and answered in: a call held for PostgreSQL to come
+    // back instead of refused would be served (200) once it had, although it was sent while it was down.
     let traffic = true;
-    const seen: { status: number; retryAfter: string | null; ms: number }[] = [];
+    let phase: 'up' | 'down' | 'starting' | 'returned' = 'up';
+    const seen: { status: number; retryAfter: string | null; sent: typeof phase; answered: typeof phase }[] = [];
     const loops = Array.from({ length: 3 }, async (_, n) => {
       for (let i = 0; traffic; i++) {
-        const t0 = performance.now();
+        const sent = phase;
         const res = await compress(10_000 * (n + 1) + i);
-        seen.push({ status: res.status, retryAfter: res.headers.get('retry-after'), ms: performance.now() - t0 });
-        await new Promise((r) => setTimeout(r, 20));
+        seen.push({ status: res.status, retryAfter: res.headers.get('retry-after'), sent, answered: phase });
+        await new Promise((r) => setImmediate(r));
       }
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor('background traffic answered while PostgreSQL is up', () => seen.filter((r) => r.status === 200).length >= 3);
     await pg.stop();
-    // Traffic while it is down: every call answers, none hangs; past the auth cache every one is 503 + Retry-After.
-    await new Promise((r) => setTimeout(r, 1200));
+    phase = 'down';
+    // Past the auth cache every call is refused: wait for a refused compression, not for the cache's lifetime.
+    await waitFor('a compression refused with PostgreSQL down', async () => (await compress(50)).status === 503);
+    // Traffic while it is down: every call answers 503 + Retry-After (PostgreSQL is started again only once all have).
     const down = await Promise.all(
       Array.from({ length: 12 }, async (_, i) => {
-        const t0 = performance.now();
         const res = i % 3 === 0 ? await server.request('GET', '/v1/keys') : await compress(100 + i);
-        return { status: res.status, retryAfter: res.headers.get('retry-after'), ms: performance.now() - t0, detail: res.json?.detail };
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), detail: res.json?.detail };
       }),
     );
     for (const r of down) {
       expect(r.status, JSON.stringify(r)).toBe(503);
       expect(Number(r.retryAfter)).toBeGreaterThan(0);
-      expect(r.ms).toBeLessThan(7000);
     }
     const readiness = await server.request('GET', '/health/readiness', { key: null });
     expect(readiness.status).toBe(503);
     expect(readiness.json.checks.database).toBe('unavailable');
 
+    phase = 'starting';
     await pg.start();
+    phase = 'returned';
     // The breaker lets one trial through after its cool-down; the pool reconnects; no restart of the service.
-    const resumedMs = await until('compress after PostgreSQL returned', async () => (await compress(999)).status === 200, 30_000);
+    await waitFor('compress after PostgreSQL returned', async () => (await compress(999)).status === 200, { timeoutMs: 30_000, everyMs: 200 });
     expect((await server.request('GET', '/health/readiness', { key: null })).status).toBe(200);
     expect((await server.request('GET', '/v1/keys')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    const back = seen.length;
+    await waitFor('background traffic served again', () => seen.slice(back).some((r) => r.status === 200 && r.sent === 'returned'));
     traffic = false;
     await Promise.all(loops);
     expect(seen.filter((r) => r.status !== 200 && !(r.status === 503 && Number(r.retryAfter) > 0))).toEqual([]);
-    expect(seen.some((r) => r.status === 503) && seen.some((r) => r.status === 200)).toBe(true);
-    expect(Math.max(...seen.map((r) => r.ms))).toBeLessThan(7000);
-    console.log(`dependencies: PostgreSQL down -> 503 within ${Math.max(...down.map((r) => r.ms)).toFixed(0)} ms; resumed ${resumedMs.toFixed(0)} ms after it returned; background traffic ${seen.length} calls, slowest ${Math.max(...seen.map((r) => r.ms)).toFixed(0)} ms`);
+    // Background calls sent during the outage were refused, not held and served once PostgreSQL was back
+    // (a refusal may arrive after the restart: one takes about 1.6 s here, as long as the restart).
+    const sentDown = seen.filter((r) => r.sent === 'down');
+    expect(sentDown.filter((r) => r.status === 503).length).toBeGreaterThan(0);
+    expect(sentDown.filter((r) => r.answered === 'returned' && r.status === 200)).toEqual([]);
   }, 90_000);
 
   it('Redis gone: calls keep succeeding (no hang), rate limits hold per instance, readiness reports redis unavailable; it reconnects by itself', async () => {
     const compress = (i: number) => server.request('POST', '/v1/compress', { body: { text: `redis ${i} ${text}`, fidelity: 'balanced' } });
     expect((await compress(0)).status).toBe(200);
     await redis.stop();
-    const during = await Promise.all(
-      Array.from({ length: 6 }, async (_, i) => {
-        const t0 = performance.now();
-        const res = await compress(i + 1);
-        return { status: res.status, ms: performance.now() - t0 };
-      }),
-    );
-    for (const r of during) {
-      expect(r.status).toBe(200);
-      expect(r.ms).toBeLessThan(7000);
-    }
+    // Calls succeed while Redis is still down (it is started again only below): none waits for it.
+    const during = await Promise.all(Array.from({ length: 6 }, async (_, i) => (await compress(i + 1)).status));
+    expect(during).toEqual(Array(6).fill(200));
     // Rate limits still hold, counted by this instance alone (Free: 60 a minute).
     const free = await makeUser(server, 'free');
     const statuses = await Promise.all(Array.from({ length: 70 }, () => server.request('GET', '/v1/keys', { key: free.key }).then((r) => r.status)));
@@ -115,7 +108,7 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
     expect(readiness.status).toBe(200);
 
     await redis.start();
-    await until('readiness sees Redis again', async () => (await server.request('GET', '/health/readiness', { key: null })).json?.checks?.redis === 'ok', 30_000);
+    await waitFor('readiness sees Redis again', async () => (await server.request('GET', '/health/readiness', { key: null })).json?.checks?.redis === 'ok', { timeoutMs: 30_000, everyMs: 200 });
     // The cache serves through Redis again: the same call twice, the second a hit.
     const again = { text: `after redis ${text}`, fidelity: 'balanced' };
     await server.request('POST', '/v1/compress', { body: again });
@@ -137,9 +130,8 @@ describe.runIf(DB_KIND === 'pglite' && process.env.PGLITE_THREAD !== 'false')('t
     expect((await compress(0)).status).toBe(200);
     const inFlight = Array.from({ length: 6 }, (_, i) => compress(1 + i));
     expect(await crashPgliteThreads()).toBe(1);
-    const t0 = performance.now();
+    // The thread is not restarted by the test: a call that waited for the database would never answer.
     const after = await Promise.all([...inFlight, compress(100), server.request('GET', '/v1/keys')]);
-    expect(performance.now() - t0).toBeLessThan(7000);
     // Calls the database had answered before the crash may have finished; none hangs or fails otherwise.
     for (const r of after) expect([200, 503], r.text).toContain(r.status);
     for (const r of after.slice(-2)) {
