@@ -12,8 +12,11 @@ import { packageRoot } from '../../src/lib/root.js';
 import { compressText } from '../../workers/text/index.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocuments } from './documents.js';
+import { sized } from '../lib/smoke.js';
 
-const DOCS = Number(process.env.BENCH_DOCS ?? 600);
+const DOCS = Number(process.env.BENCH_DOCS ?? sized(600, 4));
+/** Documents of each engine baseline. */
+const ENGINE_DOCS = sized(50, 2);
 const BATCH = 50; // the synchronous route's limit
 const THREADS = 2;
 const load = () => loadavg().map((l) => l.toFixed(1)).join(' / ');
@@ -25,7 +28,7 @@ interface Rate { sec: number; docs: number; tokens: number; cpu: number }
 const perSec = (r: Rate) => `${(r.docs / r.sec).toFixed(1)} | ${(r.tokens / r.sec).toFixed(0)}`;
 
 /** The engine alone: the same kind of documents compressed one after another on this thread. */
-async function engineRate(from: number, n = 50): Promise<Rate> {
+async function engineRate(from: number, n = ENGINE_DOCS): Promise<Rate> {
   const docs = benchDocuments(n, from);
   let tokens = 0;
   const [t0, c0] = [performance.now(), ownCpu()];
@@ -94,7 +97,7 @@ async function queueLevel(client: Client, jobs: number): Promise<Rate> {
 
 try {
   const startLoad = load();
-  await engineRate(1e6, 100); // warm-up: JIT, tokenizer tables
+  await engineRate(1e6, 2 * ENGINE_DOCS); // warm-up: JIT, tokenizer tables
   await syncLevel(1); // warm-up of the service's pool threads and database
   // Each level is measured right after a baseline of its own (the load moves within minutes).
   const rows: Array<[string, Rate, Rate]> = [];
@@ -102,15 +105,15 @@ try {
     const engine = await engineRate((offset += 1000));
     rows.push([name, await level(), engine]);
   };
-  for (const c of [1, 2, 4, 8]) await measure(`POST /v1/batch-compress, ${c} client${c > 1 ? 's' : ''} (requests of ${BATCH})`, () => syncLevel(c));
+  for (const c of sized([1, 2, 4, 8], [1])) await measure(`POST /v1/batch-compress, ${c} client${c > 1 ? 's' : ''} (requests of ${BATCH})`, () => syncLevel(c));
   const client = new Client({ name: 'bench-batch', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }));
-  for (const j of [1, 2, 4]) await measure(`batch_compress_queue, ${j} job${j > 1 ? 's' : ''} at once (${Math.ceil(DOCS / j)} documents each)`, () => queueLevel(client, j));
+  for (const j of sized([1, 2, 4], [1])) await measure(`batch_compress_queue, ${j} job${j > 1 ? 's' : ''} at once (${Math.ceil(DOCS / j)} documents each)`, () => queueLevel(client, j));
   await client.close();
 
   const e = rows.reduce((a, [, , r]) => ({ sec: a.sec + r.sec, docs: a.docs + r.docs, tokens: a.tokens + r.tokens, cpu: a.cpu + r.cpu }), { sec: 0, docs: 0, tokens: 0, cpu: 0 });
   console.log(`\nBatch throughput, ${DOCS} documents a level (~${benchDocuments(1)[0]!.text.length} chars, ~${Math.round(e.tokens / e.docs)} tokens each), ${process.env.BENCH_DATABASE_URL ? 'PostgreSQL' : 'PGlite on disk'}, ${THREADS} pool threads; load average ${startLoad} at start, ${load()} at end (${new Date().toISOString()})\n`);
-  console.log(`Baseline: the text engine alone on one thread of the bench process, 50 documents just before each level: ${(e.docs / e.sec).toFixed(1)} documents/s, ${(e.tokens / e.sec).toFixed(0)} tokens/s, ${(e.tokens / e.cpu).toFixed(0)} tokens per CPU-second over all levels.`);
+  console.log(`Baseline: the text engine alone on one thread of the bench process, ${ENGINE_DOCS} documents just before each level: ${(e.docs / e.sec).toFixed(1)} documents/s, ${(e.tokens / e.sec).toFixed(0)} tokens/s, ${(e.tokens / e.cpu).toFixed(0)} tokens per CPU-second over all levels.`);
   console.log('"÷ engine" = the level\'s tokens/s over that baseline (2 pool threads: at most ~2 on an idle 2-core machine); tokens per service CPU-second = input tokens over the service process\'s CPU (all threads), against the engine\'s tokens per CPU-second: the load-independent cost of the path.\n');
   console.log('| path | seconds | documents/s | input tokens/s | ÷ engine (same minute) | tokens per service CPU-s | ÷ engine tokens per CPU-s |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');

@@ -9,8 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocuments } from '../batch/documents.js';
+import { sized } from '../lib/smoke.js';
 
-const DOCS = Number(process.env.BENCH_DOCS ?? 1000);
+const DOCS = Number(process.env.BENCH_DOCS ?? sized(1000, 4));
 const BATCH = 50; // the synchronous route's limit
 
 

@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { SMOKE } from '../lib/smoke.js';
 
 export interface BenchFile {
   path: string;
@@ -67,7 +68,8 @@ export function jdkSources(tmp: string): string | null {
   const zip = join(dirname(dirname(java)), 'lib', 'src.zip');
   // Debian ships src.zip as a symlink into the separate openjdk-N-source package.
   const version = /java-(\d+)-openjdk/.exec(java)?.[1];
-  if (!existsSync(zip) && version) spawnSync('apt-get', ['install', '-y', `openjdk-${version}-source`], { stdio: 'ignore' });
+  // Never under BENCH_SMOKE: a test must not install packages (nor reach the network).
+  if (!existsSync(zip) && version && !SMOKE) spawnSync('apt-get', ['install', '-y', `openjdk-${version}-source`], { stdio: 'ignore' });
   if (!existsSync(zip)) return null;
   const dest = join(tmp, 'jdk');
   if (!existsSync(join(dest, 'java.base'))) {
@@ -77,7 +79,7 @@ export function jdkSources(tmp: string): string | null {
   return dest;
 }
 
-/** Debian sources for Go and Rust; installed when missing (the bench machine is root in a container). */
+/** Debian sources for Go and Rust; installed when missing (the bench machine is root in a container), except under BENCH_SMOKE. */
 export function ensureDebSources(): { go: string | null; rust: string | null } {
   const findGo = (): string | null => ['/usr/share/go-1.19/src', '/usr/lib/go-1.19/src'].find((d) => existsSync(d)) ?? null;
   const findRust = (): string | null => {
@@ -85,7 +87,7 @@ export function ensureDebSources(): { go: string | null; rust: string | null } {
     const dir = readdirSync('/usr/src').find((d) => d.startsWith('rustc-'));
     return dir && existsSync(join('/usr/src', dir, 'library')) ? join('/usr/src', dir, 'library') : null;
   };
-  if (!findGo() || !findRust()) {
+  if ((!findGo() || !findRust()) && !SMOKE) {
     const missing = [!findGo() ? 'golang-1.19-src' : null, !findRust() ? 'rust-src' : null].filter((x): x is string => x !== null);
     let r = spawnSync('apt-get', ['install', '-y', ...missing], { stdio: 'ignore' });
     if (r.status !== 0) {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { load, pythonStdlib, walk } from './corpora.js';
+import { sized } from '../lib/smoke.js';
 
 interface Service { name: string; url: string; key: string; dataDir: string; child: Awaited<ReturnType<typeof spawnUntil>>['child'] }
 
@@ -26,7 +27,7 @@ const services = [await start('this checkout', packageRoot())];
 if (process.env.BENCH_BASELINE_ROOT) services.push(await start(`baseline ${process.env.BENCH_BASELINE_ROOT}`, process.env.BENCH_BASELINE_ROOT));
 
 const py = pythonStdlib();
-const corpus = load('Python stdlib (full)', py, walk(py, ['.py'], ['site-packages']));
+const corpus = load(sized('Python stdlib (full)', 'Python stdlib (first files)'), py, walk(py, ['.py'], ['site-packages']), sized(Infinity, 20_000));
 const query = 'parse HTTP response headers and cookies';
 const cpuOf = (pid: number): number => {
   const stat = execFileSync('cat', [`/proc/${pid}/stat`]).toString().split(') ')[1]!.split(' ');
@@ -46,7 +47,7 @@ try {
   console.log('| run | service | load avg (1 min) | wall s | service CPU s | status | units | output tokens | original tokens |');
   console.log('|---|---|---:|---:|---:|---:|---:|---:|---:|');
   const totals = services.map(() => ({ wall: 0, cpu: 0 }));
-  for (let run = 1; run <= 3; run++) {
+  for (let run = 1; run <= sized(3, 1); run++) {
     for (const [i, s] of services.entries()) {
       const load = loadavg()[0]!.toFixed(1);
       const cpu0 = cpuOf(s.child.pid!);

@@ -17,7 +17,13 @@ import { createProject } from '../../src/domain/accounts/projects.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { createLogger } from '../../src/lib/log.js';
 
-const QUERIES = Number(process.env.BENCH_QUERIES ?? 1000);
+const QUERIES = Number(process.env.BENCH_QUERIES ?? sized(1000, 2));
+/** Smoke: the json package alone (it holds the re-indexed file and the rendered symbols). */
+const SMOKE_DIR = 'json';
+/** Re-indexings of the changed file, floor calls, gc_defs calls through the tool. */
+const EDITS = sized(10, 1);
+const FLOOR_CALLS = sized(200, 2);
+const TOOL_SAMPLE = sized(200, 2);
 const stdlib = execFileSync('python3', ['-c', "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: 'utf8' }).trim();
 
 function walk(dir: string, out: string[]): void {
@@ -30,7 +36,7 @@ function walk(dir: string, out: string[]): void {
   }
 }
 const paths: string[] = [];
-walk(stdlib, paths);
+walk(SMOKE ? join(stdlib, SMOKE_DIR) : stdlib, paths);
 paths.sort();
 const files = paths.map((p) => ({ path: relative(stdlib, p), content: readFileSync(p, 'utf8') }));
 const chars = files.reduce((s, f) => s + f.content.length, 0);
@@ -104,7 +110,7 @@ async function main() {
     const graphMs: number[] = [];
     const parseMs: number[] = [];
     const ingestMs: number[] = [];
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < EDITS; i++) {
       const content = `${target.content}\n\ndef _bench_added_${i}(s):\n    return JSONDecoder().decode(s)\n`;
       const t = performance.now();
       const r = await call('gc_orient', { files: [{ path: target.path, content }], top: 1 });
@@ -134,7 +140,7 @@ async function main() {
     }
     // Floor: the cheapest tool call on the same session (auth, MCP, usage event), no index work.
     const floorMs: number[] = [];
-    for (let i = 0; i < 200; i++) {
+    for (let i = 0; i < FLOOR_CALLS; i++) {
       const t = performance.now();
       await call('estimate_tokens', { text: 'x' });
       floorMs.push(performance.now() - t);
@@ -143,7 +149,7 @@ async function main() {
     // 4. gc_defs against Python's ast: every def/class at module or class level, by qualified name and line.
     const astOut = join(tmpdir(), `gc-ast-${process.pid}.json`);
     writeFileSync(`${astOut}.py`, PY_AST);
-    execFileSync('python3', [`${astOut}.py`, stdlib, astOut]);
+    execFileSync('python3', [`${astOut}.py`, stdlib, astOut, SMOKE ? SMOKE_DIR : '']);
     const astDefs: { path: string; qualname: string; lines: number[] }[] = JSON.parse(readFileSync(astOut, 'utf8'));
     const ours = new Map<string, number[]>();
     for (const n of nodes) {
@@ -174,7 +180,7 @@ async function main() {
     }
     // A sample through the tool itself.
     let toolHits = 0;
-    const toolSample = 200;
+    const toolSample = TOOL_SAMPLE;
     for (let i = 0; i < toolSample; i++) {
       const d = astDefs[Math.floor(rnd() * astDefs.length)]!;
       const r = await call('gc_defs', { symbol: `${d.path}:${d.qualname}` });
@@ -211,7 +217,7 @@ async function main() {
     console.log('|---|---:|');
     console.log(`| index the stdlib (gc_orient over MCP, ${batches.length} calls: parse in the pool, store, graph in the index thread) | ${indexSeconds.toFixed(2)} s |`);
     console.log(`| index: files / definitions / edges | ${last.index.files} / ${last.index.units} / ${last.index.edges} |`);
-    console.log(`| re-index one changed file (${target.path}), gc_orient round trip: median / max of 10 | ${pct(reindex, 50).toFixed(1)} / ${Math.max(...reindex).toFixed(1)} ms |`);
+    console.log(`| re-index one changed file (${target.path}), gc_orient round trip: median / max of ${EDITS} | ${pct(reindex, 50).toFixed(1)} / ${Math.max(...reindex).toFixed(1)} ms |`);
     console.log(`| … of which incremental graph update in the thread: median / max | ${pct(graphMs, 50).toFixed(1)} / ${Math.max(...graphMs).toFixed(1)} ms |`);
     console.log(`| … of which the ingest (parse in the pool, store, graph update): median; its parse part | ${pct(ingestMs, 50).toFixed(0)} ms; ${pct(parseMs, 50).toFixed(0)} ms |`);
     console.log(`| … the rest (orientation: PageRank of the new graph and the summary, MCP transport): median | ${pct(reindex.map((x, i) => x - ingestMs[i]!), 50).toFixed(0)} ms |`);
@@ -238,9 +244,9 @@ async function main() {
 const PY_AST = String.raw`
 import ast, json, os, sys, warnings
 warnings.simplefilter('ignore')
-root, out = sys.argv[1], sys.argv[2]
+root, out, sub = sys.argv[1], sys.argv[2], sys.argv[3]
 defs = []
-for dirpath, dirnames, filenames in os.walk(root):
+for dirpath, dirnames, filenames in os.walk(os.path.join(root, sub)):
     dirnames[:] = sorted(d for d in dirnames if d not in ('site-packages', '__pycache__'))
     for name in sorted(filenames):
         if not name.endswith('.py'):
@@ -268,6 +274,7 @@ for dirpath, dirnames, filenames in os.walk(root):
         visit(tree.body, '')
 json.dump(defs, open(out, 'w'))
 `;
+import { SMOKE, sized } from '../lib/smoke.js';
 
 main().catch((err) => {
   console.error(err);

@@ -13,8 +13,9 @@ import { spawnUntil, stop } from '../lib/spawn.js';
 import { measureCpu, type CpuPerCall } from './cpu.js';
 import { pairs } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
+import { sized } from '../lib/smoke.js';
 
-const N = Number(process.env.BENCH_N ?? 300);
+const N = Number(process.env.BENCH_N ?? sized(300, 2));
 const root = packageRoot();
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-'));
 const proKey = newKey(root, dataDir, 'pro');
@@ -29,7 +30,7 @@ try {
   const rows: [string, { a: LatencySummary; b: LatencySummary; diffP50: number }, { a: CpuPerCall; b: CpuPerCall }][] = [];
   for (const { name, rest, mcp } of work) {
     // REST and MCP calls alternate, so load from anything else on the machine hits both alike.
-    rows.push([name, await measurePair(rest, mcp, N), await measureCpu(service.child.pid!, rest, mcp, 10, Math.ceil(N / 10))]);
+    rows.push([name, await measurePair(rest, mcp, N), await measureCpu(service.child.pid!, rest, mcp, sized(10, 1), Math.ceil(N / 10))]);
   }
   const mode = process.env.MCP_SSE_RESPONSES === 'false' ? 'MCP_SSE_RESPONSES=false' : 'default answer format';
   console.log(`\nMCP (session, ${mode}) vs REST, alternating sequential calls, same server and run (${new Date().toISOString()}; 1-min load average ${loadavg()[0]!.toFixed(1)})\n`);
