@@ -87,7 +87,7 @@ describe(`provider, context and resource advice (${DB_KIND})`, () => {
     const r = await ok(pro, 'check_resource_health', {});
     expect(r.serving).toBe(true);
     expect(r.components.database).toMatchObject({ state: 'ok', level: 'ok', kind: server.app.services.db.kind });
-    expect(r.components.database.latency_ms).toBeGreaterThanOrEqual(0);
+    expect(r.components.database.latency_ms).toBeGreaterThan(0); // a measured round trip (0.1 ms steps), never free
     expect(r.components.pool).toMatchObject({ state: 'ok' });
     expect(r.components.pool.threads).toBeGreaterThan(0);
     expect(r.components.memory.heap_limit_bytes).toBeGreaterThan(r.components.memory.heap_used_bytes);

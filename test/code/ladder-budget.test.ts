@@ -90,7 +90,7 @@ describe('structural outputs show the class header above every method shown', ()
           const section = sections.get(entry.path)!;
           const header = units[unit.parent]!.signature.split('\n')[0]!.trim();
           const headerAt = section.indexOf(header);
-          expect(headerAt, `${entry.name}: ${header} shown`).toBeGreaterThanOrEqual(0);
+          expect(headerAt, `${entry.name}: ${header} shown`).not.toBe(-1);
           expect(section.indexOf(unit.signature.split('\n')[0]!.trim(), headerAt), `${entry.name} under ${header}`).toBeGreaterThan(headerAt);
           methods++;
         }

@@ -251,7 +251,8 @@ describe('flags, score and shape', () => {
     const many = qualityScore(Array.from({ length: 20 }, () => ({ type: 'hallucination' as const, severity: 'high' as const, description: '', location: null })));
     expect(many).toBe(0);
     const r = await detect(KEPT.replace('8080', '8000'));
-    expect(r.quality_score).toBeGreaterThanOrEqual(0);
+    expect(r.issues.length).toBeGreaterThan(0);
+    expect(r.quality_score).toBe(qualityScore(r.issues));
     expect(r.quality_score).toBeLessThan(1);
     expect(r.issues_found).toBe(r.issues.length);
   });

@@ -132,7 +132,7 @@ describe('hostile input: a clear IngestInputError or a result, nothing else', ()
         const bytes = truncate ? good.subarray(0, Math.max(8, at)) : Buffer.concat([good.subarray(0, at), junk, good.subarray(at + junk.length)]);
         try {
           const r = await pdfText(new Uint8Array(bytes));
-          expect(r.total_pages).toBeGreaterThanOrEqual(0);
+          expect([0, 1, 2], 'no more pages than the file had').toContain(r.total_pages);
         } catch (err) {
           expect(err).toBeInstanceOf(IngestInputError);
         }

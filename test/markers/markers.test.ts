@@ -68,7 +68,7 @@ async function expandsInOrder(text: string, markers: Marker[], holds: RegExp): P
     const hidden = expansions.get(m.id)!;
     expect(hidden).toMatch(holds);
     const at = text.indexOf(hidden, from);
-    expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).toBeGreaterThanOrEqual(0);
+    expect(at, `${m.raw}: not a substring of what was sent after offset ${from}`).not.toBe(-1);
     from = at + hidden.length;
   }
   return expansions;
@@ -97,7 +97,7 @@ describe(`navigable markers over REST (${DB_KIND})`, () => {
           const hidden = expansions.get(m.id)!;
           // Verbatim, in document order, and about the size the marker announced.
           const at = text.indexOf(hidden, from);
-          expect(at, `${fidelity} ${m.raw}: not an original substring after offset ${from}`).toBeGreaterThanOrEqual(0);
+          expect(at, `${fidelity} ${m.raw}: not an original substring after offset ${from}`).not.toBe(-1);
           from = at + hidden.length;
           // The announced count is the whole hidden span's (list bullets and blank lines between hidden
           // units included); counting it in pieces differs from one count only where BPE merges across a cut.
