@@ -9,7 +9,7 @@ describe('setupPieces', () => {
   it('orders title, lead sentence, install and usage examples, then the rest of the lead paragraph', () => {
     const text = [
       '# fastclient',
-      'A small HTTP client for the Example API. This guide walks through its use in a service of your own.',
+      'A small HTTP client for the Example API (with retries and timeouts built in). This guide walks through its use in a service of your own.',
       '## Install',
       '```sh\nnpm install fastclient\n```',
       '## Usage',
@@ -19,7 +19,7 @@ describe('setupPieces', () => {
     const tokens = units.map((u) => Math.ceil((u.end - u.start) / 4));
     const pieces = setupPieces(text, parseBlocks(text), units, tokens).map((p) => p.map((i) => text.slice(units[i]!.start, units[i]!.end)).join(' '));
     expect(pieces[0]).toBe('# fastclient');
-    expect(pieces[1]).toBe('A small HTTP client for the Example API.');
+    expect(pieces[1]).toBe('A small HTTP client for the Example API (with retries and timeouts built in).');
     expect(pieces[2]).toContain('npm install fastclient');
     expect(pieces[3]).toContain('new Client()');
     expect(pieces[4]).toBe('This guide walks through its use in a service of your own.');

@@ -34,8 +34,11 @@ export function setupPieces(text: string, blocks: Block[], units: Unit[], tokens
       leadPiece.push(k);
       used += tokens[k]!;
     }
-    pieces.push(leadPiece.slice(0, 1));
-    rest = leadPiece.slice(1);
+    // The lead sentence whole (all its clauses, units.ts), then the rest of its paragraph.
+    let sentenceEnd = 1;
+    while (sentenceEnd < leadPiece.length && units[leadPiece[sentenceEnd]!]!.clause) sentenceEnd++;
+    pieces.push(leadPiece.slice(0, sentenceEnd));
+    rest = leadPiece.slice(sentenceEnd);
   }
   // The nearest heading names what a code block is for (`Usage` under `Getting started`).
   const sectionOf = (b: number) => {
