@@ -10,11 +10,13 @@ import autocannon from 'autocannon';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { createKey, targets } from './targets.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
-const baseRoot = process.env.BENCH_BASE_ROOT;
+const DURATION = Number(process.env.BENCH_SECONDS ?? sized(4, 1));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(4, 1));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? sized(32, 2));
+// Smoke: this checkout against itself (no second build at hand).
+const baseRoot = process.env.BENCH_BASE_ROOT ?? (SMOKE ? packageRoot() : undefined);
 if (!baseRoot) throw new Error('set BENCH_BASE_ROOT to the baseline package copy');
 const which = (process.argv[2] ?? 'hit,computed').split(',') as (keyof ReturnType<typeof targets>)[];
 

@@ -15,6 +15,7 @@ import { spawnUntil, stop } from '../lib/spawn.js';
 import { processCpuUs } from '../mcp/cpu.js';
 import { stepOf, type CallFrame } from './steps.js';
 import { createKey, targets } from './targets.js';
+import { sized } from '../lib/smoke.js';
 
 interface Node {
   id: number;
@@ -22,7 +23,7 @@ interface Node {
   children?: number[];
 }
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? sized(8, 1));
 let stopMs = 0;
 let requests = 0;
 let cpuPerRequest = 0;
@@ -48,9 +49,9 @@ try {
   const target = which === 'small' ? targets(base, keys, SMALL_TEXT).computed : targets(base, keys)[which];
   console.log(`engine: ${/"http_engine":"([^"]+)"/.exec(service.output())?.[1]}, database: ${process.env.DATABASE_URL ? 'postgres' : 'pglite'}`);
   await fetch(target.url as string, { method: target.method ?? 'GET', headers: target.headers as Record<string, string>, body: target.body as string | undefined });
-  await autocannon({ ...target, connections: 32, duration: 2 }); // warm-up
+  await autocannon({ ...target, connections: sized(32, 2), duration: sized(2, 1) }); // warm-up
   const cpu0 = processCpuUs(service.child.pid!);
-  const result = await autocannon({ ...target, connections: 32, duration: SECONDS });
+  const result = await autocannon({ ...target, connections: sized(32, 2), duration: SECONDS });
   requests = result.requests.total;
   cpuPerRequest = (processCpuUs(service.child.pid!) - cpu0) / requests;
   console.log(`${which}: ${result.requests.average.toFixed(0)} req/s, non-2xx ${result.non2xx}, service CPU (all threads, /proc) ${cpuPerRequest.toFixed(0)} µs/request`);

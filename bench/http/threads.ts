@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { createKey, targets } from './targets.js';
+import { sized } from '../lib/smoke.js';
 
 function threads(pid: number): Map<string, { name: string; cpu: number }> {
   const out = new Map<string, { name: string; cpu: number }>();
@@ -31,10 +32,10 @@ try {
   const target = targets(`http://127.0.0.1:${service.match[1]}`, keys)[which];
   // One call first: it fills the cache (hit) and warms a pool thread, so warm-up load is not a queue of misses.
   await fetch(target.url as string, { method: target.method ?? 'GET', headers: target.headers as Record<string, string>, body: target.body as string | undefined });
-  await autocannon({ ...target, connections: 32, duration: 2 });
+  await autocannon({ ...target, connections: sized(32, 2), duration: sized(2, 1) });
   const pid = service.child.pid!;
   const before = threads(pid);
-  const r = await autocannon({ ...target, connections: 32, duration: Number(process.env.BENCH_SECONDS ?? 8) });
+  const r = await autocannon({ ...target, connections: sized(32, 2), duration: Number(process.env.BENCH_SECONDS ?? sized(8, 1)) });
   const after = threads(pid);
   const n = r.requests.total;
   console.log(`${which}: ${n} requests, ${r.requests.average.toFixed(0)} req/s, non-2xx ${r.non2xx}, errors ${r.errors}, timeouts ${r.timeouts}; CPU µs per request by thread:`);

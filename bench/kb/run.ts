@@ -16,10 +16,13 @@ import { HNSW_EF_SEARCH, ProjectIndex } from '../../workers/kb/projectIndex.js';
 import { splitSentences } from '../../workers/text/sentences.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { pydocTopics } from '../quality/corpus.js';
+import { sized } from '../lib/smoke.js';
 
-const TARGET = Number(process.env.BENCH_KB_CHUNKS ?? 100_000);
-const QUERIES = Number(process.env.BENCH_KB_QUERIES ?? 1000);
-const RECALL_QUERIES = Number(process.env.BENCH_KB_RECALL_QUERIES ?? 200);
+const TARGET = Number(process.env.BENCH_KB_CHUNKS ?? sized(100_000, 50));
+const QUERIES = Number(process.env.BENCH_KB_QUERIES ?? sized(1000, 2));
+/** Warm-up queries before the measured ones. */
+const WARM_QUERIES = sized(50, 1);
+const RECALL_QUERIES = Number(process.env.BENCH_KB_RECALL_QUERIES ?? sized(200, 2));
 const SECTIONS_PER_DOC = 50;
 const POST_CONCURRENCY = 4;
 const root = packageRoot();
@@ -38,7 +41,7 @@ function realCorpus(): { name: string; text: string }[] {
   }
   const topics = pydocTopics('all');
   for (const k of Object.keys(topics).sort()) docs.push({ name: `pydoc ${k}`, text: topics[k]! });
-  return docs;
+  return docs.slice(0, sized(Infinity, 2));
 }
 
 let seed = 12345;
@@ -209,11 +212,11 @@ try {
   log(`| ${c.items} | ${c.chunks} | ${c.failed} | ${ingestS.toFixed(1)} | ${(c.chunks / ingestS).toFixed(0)} |`);
 
   // ---- query latency over HTTP ----------------------------------------------------------------
-  const qs = queryTexts(corpus, QUERIES + 50);
-  for (const q of qs.slice(0, 50)) await api(base, key, 'POST', `${kb}/query`, { query: q, limit: 10 });
+  const qs = queryTexts(corpus, QUERIES + WARM_QUERIES);
+  for (const q of qs.slice(0, WARM_QUERIES)) await api(base, key, 'POST', `${kb}/query`, { query: q, limit: 10 });
   const seq: number[] = [];
   let empty = 0;
-  for (const q of qs.slice(50)) {
+  for (const q of qs.slice(WARM_QUERIES)) {
     const s = performance.now();
     const r = await api(base, key, 'POST', `${kb}/query`, { query: q, limit: 10 });
     seq.push(performance.now() - s);
@@ -222,7 +225,7 @@ try {
   }
   const conc: number[] = [];
   const tc = performance.now();
-  await mapLimit(qs.slice(50), 4, async (q) => {
+  await mapLimit(qs.slice(WARM_QUERIES), 4, async (q) => {
     const s = performance.now();
     await api(base, key, 'POST', `${kb}/query`, { query: q, limit: 10 });
     conc.push(performance.now() - s);
@@ -247,7 +250,7 @@ try {
   let ts = performance.now();
   await stop(server.child);
   const stopMs = performance.now() - ts;
-  const probe = qs[60]!;
+  const probe = qs[Math.min(60, qs.length - 1)]!;
   async function restart(label: string): Promise<number> {
     const t = performance.now();
     server = await spawnUntil(serverScript, env, READY, 300_000);
