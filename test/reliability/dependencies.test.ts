@@ -42,8 +42,9 @@ describe.runIf(available && DB_KIND === 'postgres')('dependencies going away mid
     // none hangs. Each answer notes the phase it was sent and answered in: a call held for PostgreSQL to come
     // back instead of refused would be served (200) once it had, although it was sent while it was down.
     let traffic = true;
-    let phase: 'up' | 'down' | 'starting' | 'returned' = 'up';
-    const seen: { status: number; retryAfter: string | null; sent: typeof phase; answered: typeof phase }[] = [];
+    type Phase = 'up' | 'down' | 'starting' | 'returned';
+    let phase = 'up' as Phase;
+    const seen: { status: number; retryAfter: string | null; sent: Phase; answered: Phase }[] = [];
     const loops = Array.from({ length: 3 }, async (_, n) => {
       for (let i = 0; traffic; i++) {
         const sent = phase;
