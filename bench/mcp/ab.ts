@@ -13,9 +13,13 @@ import { spawnUntil, stop } from '../lib/spawn.js';
 import { measureCpu } from './cpu.js';
 import { pairs, type Pair } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
-const N = Number(process.env.BENCH_N ?? 500);
-const baselineRoot = process.env.BASELINE_ROOT;
+const N = Number(process.env.BENCH_N ?? sized(500, 2));
+/** Rounds before the measured ones. */
+const WARMUP = sized(50, 1);
+// Smoke: this build against itself (no second build at hand).
+const baselineRoot = process.env.BASELINE_ROOT ?? (SMOKE ? packageRoot() : undefined);
 if (!baselineRoot) throw new Error('set BASELINE_ROOT to the package root of the baseline build');
 
 async function start(root: string) {
@@ -53,16 +57,16 @@ try {
     const [o, n] = [old.pairs[i]!, now.pairs[i]!];
     // Each round: REST then MCP on one build, then the other build (paired differences per build).
     const diffs = { old: [] as number[], now: [] as number[] };
-    for (let r = 0; r < N + 50; r++) {
+    for (let r = 0; r < N + WARMUP; r++) {
       const order = r % 2 ? ([['old', o], ['now', n]] as const) : ([['now', n], ['old', o]] as const);
       for (const [name, p] of order) {
         const d = await overhead(p)();
-        if (r >= 50) diffs[name].push(d);
+        if (r >= WARMUP) diffs[name].push(d);
       }
     }
     const mcpOnly = await measurePair(o.mcp, n.mcp, N);
-    const cpu = await measureCpu([old.pid, now.pid], o.mcp, n.mcp, 10, Math.ceil(N / 10));
-    const restCpu = await measureCpu([old.pid, now.pid], o.rest, n.rest, 10, Math.ceil(N / 10));
+    const cpu = await measureCpu([old.pid, now.pid], o.mcp, n.mcp, sized(10, 1), Math.ceil(N / 10));
+    const restCpu = await measureCpu([old.pid, now.pid], o.rest, n.rest, sized(10, 1), Math.ceil(N / 10));
     const f = (x: number) => x.toFixed(0);
     lines.push(`| ${o.name} | baseline | ${median(diffs.old).toFixed(3)} | ${mcpOnly.a.p50} | ${f(cpu.a.server)} / ${f(restCpu.a.server)} | ${f(cpu.a.client)} / ${f(restCpu.a.client)} |`);
     lines.push(`| | this build | ${median(diffs.now).toFixed(3)} | ${mcpOnly.b.p50} | ${f(cpu.b.server)} / ${f(restCpu.b.server)} | ${f(cpu.b.client)} / ${f(restCpu.b.client)} |`);

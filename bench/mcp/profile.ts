@@ -12,8 +12,9 @@ import { packageRoot } from '../../src/lib/root.js';
 import { newKey, serviceEnv } from './service.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { stepOf, type CallFrame } from '../http/steps.js';
+import { sized } from '../lib/smoke.js';
 
-const N = Number(process.env.BENCH_N ?? 3000);
+const N = Number(process.env.BENCH_N ?? sized(3000, 2));
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
 const root = packageRoot();
 const small = 'Estimate the tokens of this short sentence, please.';
@@ -139,7 +140,7 @@ async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, num
         await res.arrayBuffer();
       };
     }
-    for (let i = 0; i < 200; i++) await call();
+    for (let i = 0; i < sized(200, 1); i++) await call();
     await session.post('Profiler.enable');
     await session.post('Profiler.start');
     for (let i = 0; i < N; i++) await call();

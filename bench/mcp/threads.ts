@@ -10,8 +10,11 @@ import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { pairs } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
+import { sized } from '../lib/smoke.js';
 
-const N = Number(process.env.BENCH_N ?? 1000);
+const N = Number(process.env.BENCH_N ?? sized(1000, 2));
+/** Alternating REST and MCP blocks, N calls of each kind in all. */
+const BLOCKS = sized(20, 2);
 const PAIR = Number(process.env.THREADS_PAIR ?? 0);
 const root = packageRoot();
 
@@ -39,11 +42,11 @@ await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
 const pair = pairs(root, base, freeKey, client)[PAIR]!;
 try {
   const sums = { rest: new Map<string, number>(), mcp: new Map<string, number>() };
-  for (let i = 0; i < 100; i++) await pair.rest(), await pair.mcp();
-  for (let block = 0; block < 20; block++) {
+  for (let i = 0; i < sized(100, 1); i++) await pair.rest(), await pair.mcp();
+  for (let block = 0; block < BLOCKS; block++) {
     const kind = block % 2 ? 'mcp' : 'rest';
     const before = threads(service.child.pid!);
-    for (let i = 0; i < N / 10; i++) await pair[kind]();
+    for (let i = 0; i < N / (BLOCKS / 2); i++) await pair[kind]();
     for (const [k, v] of threads(service.child.pid!)) sums[kind].set(k, (sums[kind].get(k) ?? 0) + v - (before.get(k) ?? 0));
   }
   console.log(`\n${pair.name}: service CPU µs per call by thread (n = ${N} each; load ${loadavg()[0]!.toFixed(1)})\n`);

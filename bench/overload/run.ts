@@ -9,13 +9,16 @@ import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { sized } from '../lib/smoke.js';
 
 const root = packageRoot();
 const THREADS = 2;
 const MAX_QUEUE = 8;
 const CAPACITY = THREADS + MAX_QUEUE;
-const BURST = 2 * CAPACITY * 10; // twice the capacity, ten times over, arriving at once
-const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const BURST = sized(2 * CAPACITY * 10, 2 * CAPACITY); // twice the capacity, ten times over, arriving at once
+const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? sized(15, 1));
+/** Characters of each large request (about 80k tokens; smoke: about 5k). */
+const BIG_CHARS = sized(320_000, 20_000);
 
 const dataDir = mkdtempSync(join(tmpdir(), 'gc-overload-'));
 const env = { DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '' };
@@ -36,7 +39,7 @@ const rssMb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/stat
 
 // About 80k tokens of real prose per request.
 const readme = readFileSync(join(root, 'node_modules/postgres/README.md'), 'utf8');
-const big = JSON.stringify({ text: readme.repeat(Math.ceil(320_000 / readme.length)).slice(0, 320_000), fidelity: 'balanced' });
+const big = JSON.stringify({ text: readme.repeat(Math.ceil(BIG_CHARS / readme.length)).slice(0, BIG_CHARS), fidelity: 'balanced' });
 const small = JSON.stringify({ text: readme.slice(0, 4000), fidelity: 'balanced' });
 const post = async (key: string, body: string) => {
   const t0 = performance.now();
