@@ -2,8 +2,8 @@
 // the storage side. It keeps every file's analysis (parsed once, in the pool) and the cross-file
 // unit graph of the code engine (workers/code: unit table, import resolution, call/reference edges,
 // PageRank), and updates the graph incrementally: a changed or deleted file recomputes only the
-// edges a change can move (see apply()). Reading it is queries.ts, refs.ts, editPlan.ts,
-// findings.ts, graphViews.ts and textViews.ts; repoIndex.ts gathers them behind one class.
+// edges a change can move (see apply()). Reading it is resolve.ts, mentions.ts, refs.ts, queries.ts,
+// editPlan.ts, findings.ts, graphViews.ts and textViews.ts; repoIndex.ts gathers them behind one class.
 import { CodeIndex, type DefInfo } from '../code/codeindex.js';
 import type { CodeUnit } from '../code/types.js';
 import { unitEdges, unitTable, type UnitEdge } from '../code/graph.js';
