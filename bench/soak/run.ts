@@ -12,8 +12,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import * as hdr from 'hdr-histogram-js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { sized } from '../lib/smoke.js';
 
-const MINUTES = Number(process.env.BENCH_MINUTES ?? 30);
+const MINUTES = Number(process.env.BENCH_MINUTES ?? sized(30, 0.05));
 const INTERVALS = Math.max(2, Number(process.env.BENCH_INTERVALS ?? Math.min(30, Math.ceil(MINUTES))));
 const INTERVAL_MS = (MINUTES * 60_000) / INTERVALS;
 const root = packageRoot();
