@@ -9,6 +9,7 @@ import { runTask } from '../../src/domain/compute.js';
 import { makeUser } from '../accounts/helpers.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 import { a2aClient, asTask, codebase, kindOf, messageOf, skillMessage, textMessage } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let client: Client;
@@ -32,8 +33,7 @@ async function collect(events: AsyncIterable<StreamResponse>): Promise<StreamRes
 
 /** Waits until the pool has work queued (so a held thread keeps a task working). */
 async function untilQueued(): Promise<void> {
-  const until = Date.now() + 5000;
-  while (server.app.services.pool.stats().queue_size === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  await waitFor('work queued in the pool', () => server.app.services.pool.stats().queue_size > 0);
 }
 
 describe(`A2A protocol over HTTP+JSON, with the official client (${DB_KIND})`, () => {
@@ -149,11 +149,13 @@ describe(`A2A protocol over HTTP+JSON, with the official client (${DB_KIND})`, (
     await untilQueued();
     const canceled = await client.cancelTask({ id: task.id, tenant: '', metadata: undefined });
     expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
-    const gone = Date.now() + 1000;
-    while (server.app.services.pool.stats().queue_size > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
-    expect(server.app.services.pool.stats().queue_size).toBe(0);
+    let holding = true;
+    void hold.then(() => (holding = false));
+    await waitFor('the canceled task left the queue', () => server.app.services.pool.stats().queue_size === 0);
+    expect(holding).toBe(true); // it left at once, not when the held thread freed up
     await hold;
-    await new Promise((r) => setTimeout(r, 200));
+    // Once the pool is idle nothing is left that could still finish the canceled task.
+    await waitFor('the pool is idle', () => server.app.services.pool.stats().running === 0 && server.app.services.pool.stats().queue_size === 0);
     expect((await client.getTask({ id: task.id, tenant: '' })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
     // Canceling again answers the canceled task; a completed one cannot be canceled.
     expect((await client.cancelTask({ id: task.id, tenant: '', metadata: undefined })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);

@@ -13,6 +13,7 @@ import { makeUser } from '../accounts/helpers.js';
 import { makeTenant } from '../kb/helpers.js';
 import { call } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 const open: Client[] = [];
@@ -100,7 +101,7 @@ describe(`MCP logging, progress and cancellation (${DB_KIND})`, () => {
     c.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void messages.push(n.params as { level: string; data: unknown }));
     // The only thread is held, so the next call waits in the queue for about two seconds.
     const hold = runTask(server.app.services, 'ping', { holdMs: 2200 }, { owner: 'someone-else' });
-    await new Promise((r) => setTimeout(r, 100));
+    expect(server.app.services.pool.stats().running).toBe(1); // dispatched at once: the thread is held from here
     await call(c, 'estimate_tokens', { text: 'waits behind the held thread' });
     await hold;
     expect(messages.some((m) => m.level === 'info' && /still running/.test(m.data.message))).toBe(true);
@@ -119,17 +120,16 @@ describe(`MCP logging, progress and cancellation (${DB_KIND})`, () => {
     const c = await client();
     const pool = server.app.services.pool;
     const hold = runTask(server.app.services, 'ping', { holdMs: 3000 }, { owner: 'someone-else' });
-    await new Promise((r) => setTimeout(r, 100));
+    expect(pool.stats().running).toBe(1); // dispatched at once: the thread is held from here
+    let holding = true;
+    void hold.then(() => (holding = false));
     const abort = new AbortController();
     const pending = c.callTool({ name: 'compress_codebase', arguments: { files: FILES } }, CallToolResultSchema, { signal: abort.signal }).then(() => 'answered', () => 'cancelled');
-    const queued = Date.now() + 2000;
-    while (pool.stats().queue_size === 0 && Date.now() < queued) await new Promise((r) => setTimeout(r, 20));
-    expect(pool.stats().queue_size).toBeGreaterThan(0);
+    await waitFor('the call queued behind the held thread', () => pool.stats().queue_size > 0);
     abort.abort('user stopped it');
     expect(await pending).toBe('cancelled');
-    const gone = Date.now() + 1000;
-    while (pool.stats().queue_size > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 20));
-    expect(pool.stats().queue_size).toBe(0); // while the held task still runs
+    await waitFor('the cancelled call left the queue', () => pool.stats().queue_size === 0);
+    expect(holding).toBe(true); // it left at once, not when the held thread freed up
     expect(pool.stats().running).toBe(1);
     await hold;
   });
@@ -215,8 +215,7 @@ describe(`MCP toolsets (${DB_KIND})`, () => {
     c.setNotificationHandler(ToolListChangedNotificationSchema, () => void changed++);
     const r = await call(c, 'tool_help', { enable_toolsets: ['general'] });
     expect(r.data.toolsets.enabled).toEqual(['core', 'general']);
-    const wait = Date.now() + 2000;
-    while (changed === 0 && Date.now() < wait) await new Promise((res) => setTimeout(res, 20));
+    await waitFor('notifications/tools/list_changed', () => changed > 0);
     expect(changed).toBe(1);
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('toon_encode');
     expect((await call(c, 'tool_help', { enable_toolsets: ['bogus'] })).data.error).toBe('invalid_request');
