@@ -18,6 +18,7 @@ import { openStore } from '../../src/store/index.js';
 import { databaseUrl } from '../helpers/globalSetup.js';
 import { DB_KIND, freshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
 import { DOCS, makeTenant, settle } from '../kb/helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -44,11 +45,7 @@ function gate() {
 
 /** Polls `check` (a database read) until it holds. */
 async function waitUntil(check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor('condition', check, { timeoutMs });
 }
 
 describe.skipIf(DB_KIND === 'pglite')('background work across instances on one PostgreSQL (PostgreSQL only: an embedded database belongs to one process)', () => {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { sampleDocument } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const TOPICS = ['retries and back-off', 'the billing meter', 'key rotation', 'the compute pool', 'index snapshots', 'webhook signatures', 'quota alerts', 'tenant isolation'];
 
@@ -16,14 +17,13 @@ type Get = (path: string) => Promise<{ status: number; json: any }>;
 
 /** Polls GET /v1/batch-queue/{id} until `until` holds (default: completed); `until` may ask the database too. */
 export async function waitForJob(get: Get, jobId: string, timeoutMs = 40_000, until: (j: any) => boolean | Promise<boolean> = (j) => j.status === 'completed'): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  let last: any;
+  return waitFor(() => `job ${jobId} still ${last?.status}: ${JSON.stringify(last?.progress)}`, async () => {
     const res = await get(`/v1/batch-queue/${jobId}`);
     if (res.status !== 200) throw new Error(`GET job ${jobId}: ${res.status} ${JSON.stringify(res.json)}`);
-    if (await until(res.json)) return res.json;
-    if (Date.now() > deadline) throw new Error(`job ${jobId} still ${res.json.status}: ${JSON.stringify(res.json.progress)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    last = res.json;
+    return (await until(res.json)) && res.json;
+  }, { timeoutMs, everyMs: 50 });
 }
 
 /** A real service process (`node dist/src/main.js`) started for a test, and its base URL. */

@@ -6,6 +6,7 @@ import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
 import type { Commerce, CommerceSettings } from '../../src/domain/commerce/commerce.js';
 import { createUser } from '../../src/domain/accounts/users.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
+import { waitFor as poll } from '../helpers/waitFor.js';
 
 export const IDENTITY_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -64,13 +65,7 @@ export async function expectAudit(server: TestServer, key: string | undefined, r
 }
 
 export async function waitFor<T>(fn: () => Promise<T | null | undefined | false>, timeoutMs = 5000, stepMs = 25): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
-  }
+  return (await poll('condition', fn, { timeoutMs, everyMs: stepMs })) as T;
 }
 
 /** A minimal SMTP sink (RFC 5321 subset, no TLS) that records messages; stop()/start() keep the port. */

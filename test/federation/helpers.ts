@@ -2,6 +2,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { waitFor } from '../helpers/waitFor.js';
 
 export interface TestPeer {
   kid: string;
@@ -56,11 +57,9 @@ export async function startReceiver(fail = 0): Promise<{ url: string; host: stri
   };
 }
 
+/** The value of `fn` once `ok` holds, or its last value when the time is up (the caller's assertion then names it). */
 export async function until<T>(fn: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const start = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (ok(v) || Date.now() - start > timeoutMs) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  let last!: T;
+  await waitFor('condition', async () => ok((last = await fn())), { timeoutMs, everyMs: 50 }).catch(() => undefined);
+  return last;
 }

@@ -5,6 +5,7 @@ import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { makeTenant } from '../kb/helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let a: Client;
@@ -33,13 +34,11 @@ afterAll(async () => {
 });
 
 async function finished(client: Client, runId: string, timeoutMs = 40_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await ok(client, 'get_experiment_run', { run_id: runId });
-    if (r.status === 'succeeded' || r.status === 'failed') return r;
-    if (Date.now() > until) throw new Error(`run ${runId} still ${r.status}: ${JSON.stringify(r.progress)}`);
-    await new Promise((res) => setTimeout(res, 150));
-  }
+  let last: any;
+  return waitFor(() => `run ${runId} still ${last?.status}: ${JSON.stringify(last?.progress)}`, async () => {
+    last = await ok(client, 'get_experiment_run', { run_id: runId });
+    return (last.status === 'succeeded' || last.status === 'failed') && last;
+  }, { timeoutMs, everyMs: 50 });
 }
 
 const TOPICS = ['glaciers', 'volcanoes', 'tides', 'comets', 'coral', 'deserts', 'auroras', 'monsoons'];

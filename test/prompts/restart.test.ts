@@ -12,6 +12,7 @@ import { openStore } from '../../src/store/index.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, freshDatabase } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterAll(async () => {
@@ -38,12 +39,7 @@ describe(`experiment runs survive a restart (${DB_KIND})`, () => {
     const d = (await call(client, 'create_dataset', { name: 'six', cases: ['a', 'b', 'c', 'd', 'e', 'f'].map((topic) => ({ variables: { topic }, contains: [topic] })) })).data;
     const run = (await call(client, 'run_experiment', { template_id: t.template_id, dataset_id: d.dataset_id, models: ['gc-local:delay=500'] })).data;
     expect(run.run_id).toMatch(/^[0-9a-f-]{36}$/);
-    for (let i = 0; ; i++) {
-      const r = (await call(client, 'get_experiment_run', { run_id: run.run_id, include_cells: false })).data;
-      if (r.progress.done >= 2) break;
-      if (i > 200) throw new Error(`no progress: ${JSON.stringify(r)}`);
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    await waitFor('two cells done', async () => (await call(client, 'get_experiment_run', { run_id: run.run_id, include_cells: false })).data.progress.done >= 2, { everyMs: 50 });
     await client.close();
     await app.close();
 
@@ -62,13 +58,10 @@ describe(`experiment runs survive a restart (${DB_KIND})`, () => {
 
     app = await startApp(config, createLogger(false));
     client = await connectMcp(`http://127.0.0.1:${app.port}`, tenant.keyA);
-    let r;
-    for (let i = 0; ; i++) {
-      r = (await call(client, 'get_experiment_run', { run_id: run.run_id })).data;
-      if (r.status === 'succeeded' || r.status === 'failed') break;
-      if (i > 300) throw new Error(`not finished: ${JSON.stringify(r.progress)}`);
-      await new Promise((res) => setTimeout(res, 100));
-    }
+    const r = await waitFor('the run finished after the restart', async () => {
+      const s = (await call(client, 'get_experiment_run', { run_id: run.run_id })).data;
+      return (s.status === 'succeeded' || s.status === 'failed') && s;
+    }, { timeoutMs: 30_000, everyMs: 50 });
     await client.close();
     expect(r.status).toBe('succeeded');
     expect(r.attempts).toBe(2);

@@ -9,6 +9,7 @@ import { delimiter, join } from 'node:path';
 import { openPostgres } from '../../src/store/postgres.js';
 import { packageRoot } from '../../src/lib/root.js';
 import type { Db } from '../../src/store/db.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const root = packageRoot();
 const MAIN = join(root, 'dist', 'src', 'main.js');
@@ -243,11 +244,7 @@ listen stats
   }
 
   private async poll(ok: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await ok().catch(() => false))) {
-      if (Date.now() > deadline) throw new Error(`condition not reached in ${timeoutMs} ms; haproxy says:\n${this.haproxy?.output().slice(-2000) ?? ''}`);
-      await new Promise((r) => setTimeout(r, INTER_MS / 2));
-    }
+    await waitFor(() => `haproxy says:\n${this.haproxy?.output().slice(-2000) ?? ''}`, () => ok().catch(() => false), { timeoutMs, everyMs: INTER_MS / 2 });
   }
 
   /** SIGTERM, wait for the exit (code 0 expected), start it again on its port, wait until HAProxy has it UP. */
