@@ -9,6 +9,9 @@ const days = z.number().int().min(1).max(365).default(30);
 const pricingModel = z.string().min(1).max(100).optional().describe('Price tokens at this model (default: your most used priced model)');
 import { FIDELITIES } from '../../../workers/shared/fidelity.js';
 
+/** The model and list price dollars are figured at (savings reports, discover_savings, calculate_roi). */
+const pricedAt = z.looseObject({ model: z.string(), input_usd_per_mtok: z.number(), price_table_as_of: z.string() });
+
 const COMPRESSIBLE = FIDELITIES.filter((f) => f !== 'raw') as [Exclude<(typeof FIDELITIES)[number], 'raw'>, ...Exclude<(typeof FIDELITIES)[number], 'raw'>[]];
 
 export const analyticsTools = [
@@ -76,7 +79,7 @@ export const analyticsTools = [
     output: z.looseObject({
       days: int,
       totals: z.looseObject({ calls: int, original_tokens: int, compressed_tokens: int, tokens_saved: int, savings_percent: z.number() }),
-      priced_at: z.looseObject({ model: z.string(), input_usd_per_mtok: z.number(), price_table_as_of: z.string() }),
+      priced_at: pricedAt,
       usd_saved: z.number(),
       by_fidelity: rows,
       by_model: rows,
@@ -108,7 +111,7 @@ export const analyticsTools = [
     description: 'Where your traffic would save most: calls at a higher fidelity than needed, tools whose calls save nothing, cache misses; each with calls and an estimated monthly saving.',
     output: z.looseObject({
       days: int,
-      priced_at: z.looseObject({ model: z.string(), input_usd_per_mtok: z.number(), price_table_as_of: z.string() }),
+      priced_at: pricedAt,
       opportunities: z.array(z.looseObject({ kind: z.string(), detail: z.string(), calls: int, est_monthly_tokens_saved: int, est_monthly_usd_saved: z.number() })),
     }),
     input: z.object({ days, model: pricingModel }).strict(),
@@ -146,7 +149,7 @@ export const analyticsTools = [
       monthly_input_tokens: int,
       savings_percent: z.number(),
       source: z.looseObject({ monthly_input_tokens: z.string(), savings_percent: z.string() }),
-      priced_at: z.looseObject({ model: z.string(), input_usd_per_mtok: z.number(), price_table_as_of: z.string() }),
+      priced_at: pricedAt,
       monthly_cost_without_usd: z.number(),
       monthly_cost_with_usd: z.number(),
       monthly_gross_saving_usd: z.number(),

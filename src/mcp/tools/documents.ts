@@ -13,6 +13,8 @@ const markerIds = z.array(z.string().min(1).max(64)).min(1).max(MAX_EXPAND_IDS);
 
 /** Output shapes: a stored document (describeDoc), a text at several fidelities (multiLevel). */
 const docOut = z.looseObject({ file_id: z.string(), name: z.string().nullable(), node_count: int, total_tokens: int, ingested_at: z.string(), updated_at: z.string() });
+/** The exact texts behind elision markers (expandMarkers). */
+const expansions = z.array(z.looseObject({ id: z.string(), text: z.string() }));
 const levelsOut = z.array(z.looseObject({ fidelity: z.enum(FIDELITIES), text: z.string(), tokens: int, savings_percent: z.number() }));
 
 function describeDoc(d: DocumentRow) {
@@ -228,7 +230,7 @@ export const documentTools = [
     output: z.looseObject({
       file_id: z.string().optional(),
       fidelity: z.enum(REGION_LEVELS),
-      markers: z.array(z.looseObject({ id: z.string(), text: z.string() })).optional(),
+      markers: expansions.optional(),
       nodes: z.array(z.looseObject({ id: z.string(), tokens: int, method: z.string(), text: z.string() })).optional(),
       original_tokens: int.optional(),
       output_tokens: int.optional(),
@@ -289,7 +291,7 @@ export const documentTools = [
     advisory: true,
     description:
       'The exact original text behind elision markers: give the ids from markers like "[… Install, Usage +3 more: 310 tokens #482913650271.0]" in any compressed output of yours (REST POST /v1/expand does the same).',
-    output: z.looseObject({ expansions: z.array(z.looseObject({ id: z.string(), text: z.string() })) }),
+    output: z.looseObject({ expansions }),
     input: z.object({ ids: markerIds.describe('Marker ids (<ref>.<n>)') }).strict(),
     async handler({ ids }, ctx) {
       return { result: { expansions: await expandMarkers(ctx.services, ctx.principal.userId, ids) } };
