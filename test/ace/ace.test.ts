@@ -7,6 +7,7 @@ import { connectMcp, ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { makeTenant } from '../kb/helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let a: Client; // project-bound key A
@@ -150,7 +151,9 @@ describe(`ACE playbooks (${DB_KIND})`, () => {
         [ids],
       );
     const before = await rows();
-    await new Promise((r) => setTimeout(r, 20)); // a rewrite would show a later updated_at
+    // A rewrite would show a later updated_at: wait until the database's clock is past the latest one.
+    const latest = before.map((b) => String(b.updated_at)).sort().at(-1);
+    await waitFor('the database clock moved past the bullets', async () => (await server.app.services.db.query<{ past: boolean }>('select clock_timestamp() > $1::timestamptz as past', [latest]))[0]!.past);
     const r = await ok(a, 'ace_reflect', {
       playbook: 'bytes', task: 'Deploy the release.', answer: 'Ran migrations, then deployed.', bullet_ids: [ids[0]], outcome: 'success',
       feedback: 'Running the database migrations before the deploy kept the release working; check the migration lock first.',

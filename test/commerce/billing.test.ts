@@ -4,6 +4,7 @@ import { syncMeters } from '../../src/domain/commerce/billing.js';
 import { signStripePayload } from '../../src/providers/stripe.js';
 import { DB_KIND, type TestServer } from '../helpers/server.js';
 import { expectAudit, makeUser, startCommerceServer, type CommerceServer } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let cs: CommerceServer;
 let server: TestServer;
@@ -153,8 +154,10 @@ describe(`billing (${DB_KIND})`, () => {
 
     // Recovery: after the breaker's cool-down the provider is asked again.
     await cs.commerce.localStripe!.start();
-    await new Promise((r) => setTimeout(r, 350));
-    const back = await server.request('GET', '/v1/billing/meter-usage', { key: u.key });
+    const back = await waitFor('meter usage from the provider again', async () => {
+      const res = await server.request('GET', '/v1/billing/meter-usage', { key: u.key });
+      return res.json?.source === 'provider' && res;
+    });
     expect(back.json).toMatchObject({ count: 8, source: 'provider', stale: false });
     expect((await server.request('GET', '/health/diagnostics', { key: null })).json.circuit_breakers.billing_provider.state).toBe('closed');
   });

@@ -10,6 +10,7 @@ import { verifySignature } from '../../src/domain/federation/webhooks.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makePeer, startReceiver, until, type TestPeer } from './helpers.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
@@ -273,8 +274,10 @@ describe(`A2A federation on one instance (${DB_KIND})`, () => {
     const id = (await tool('gc_a2a_task_create', { assignee_peer_id: peerId, title: 'Too slow', deadline_seconds: 1 })).data.task_id;
     await tool('gc_a2a_task_approve', { task_id: id });
     expect((await tool('gc_a2a_task_ack', { task_id: id })).data.current_status).toBe('pending');
-    await new Promise((r) => setTimeout(r, 1200));
-    const inbox = await tool('gc_a2a_task_inbox', { status: 'expired' });
+    const inbox = await waitFor('the task expired', async () => {
+      const r = await tool('gc_a2a_task_inbox', { status: 'expired' });
+      return r.data.tasks.some((t: { task_id: string }) => t.task_id === id) && r;
+    }, { everyMs: 100 });
     expect(inbox.data.tasks.map((t: { task_id: string }) => t.task_id)).toContain(id);
     expect(inbox.data.warnings.map((w: { task_id: string }) => w.task_id)).toContain(id);
     expect((await req('POST', '/a2a/v1/tasks/claim', { task_id: id, from_peer_id: peerId, proof_jws: await peer.sign({ task_id: id, action: 'claim' }) }, null)).json.detail).toContain('is expired');
