@@ -14,11 +14,12 @@ import { analyzeFile, analyzeFiles, compressCode, structuralFromAnalyses, SUPPOR
 import type { FileAnalysis, StructuralResult } from '../../workers/code/index.js';
 import { writeTrackedFile } from '../lib/writeDocs.js';
 import { ensureDebSources, jdkSources, load, nodeHeaders, pythonStdlib, walk, type BenchFile, type Corpus } from './corpora.js';
+import { sized } from '../lib/smoke.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..', '..');
 const quick = process.argv.includes('--quick');
-const CAP = quick ? 600_000 : 3_000_000;
+const CAP = sized(quick ? 600_000 : 3_000_000, 5_000);
 const tmp = mkdtempSync(join(tmpdir(), 'bench-code-'));
 const lines: string[] = [];
 const say = (s = ''): void => {
@@ -36,7 +37,9 @@ function corpora(): Corpus[] {
   if (jdk) out.push(load('Java (JDK src.zip java.util, java.io)', jdk, walk(jdk, ['.java']), CAP));
   const tsLib = join(repoRoot, 'node_modules', 'typescript', 'lib');
   out.push(load('TypeScript (typescript/lib/*.d.ts)', tsLib, walk(tsLib, ['.d.ts']).filter((p) => !p.includes('/lib.dom') && !p.includes('webworker')), CAP));
-  out.push(load('JavaScript (typescript/lib/_tsc.js)', tsLib, [join(tsLib, '_tsc.js')]));
+  // Smoke: a 10 kB file of the same package instead of the 6 MB compiler.
+  const js = sized('_tsc.js', '_typingsInstaller.js');
+  out.push(load(`JavaScript (typescript/lib/${js})`, tsLib, [join(tsLib, js)]));
   const headers = nodeHeaders();
   if (headers) out.push(load(`C/C++ (Node headers ${headers})`, headers, walk(headers, ['.h']), CAP));
   const deb = ensureDebSources();
@@ -69,6 +72,8 @@ interface Row {
 }
 
 const THREADS = Math.max(2, Math.min(availableParallelism(), 4));
+/** Languages still to compare with repomix (smoke: the first only; each is a process of seconds). */
+let repomixLeft = sized(Infinity, 1);
 
 function batches(files: BenchFile[], bytes = 256_000): BenchFile[][] {
   const out: BenchFile[][] = [[]];
@@ -146,7 +151,7 @@ async function benchCorpus(corpus: Corpus, pool: Piscina): Promise<Row[]> {
       }
     }
     const r0 = performance.now();
-    const rm = repomix(files, language);
+    const rm = repomixLeft-- > 0 ? repomix(files, language) : null;
     console.error(`  repomix ${language}: ${fmt((performance.now() - r0) / 1000)} s`);
     if (rm) {
       let tokens = 0;
@@ -166,7 +171,7 @@ async function benchCorpus(corpus: Corpus, pool: Piscina): Promise<Row[]> {
 
 async function structuralBench(): Promise<void> {
   const py = pythonStdlib();
-  const corpus = load('Python stdlib (full)', py, walk(py, ['.py'], ['site-packages']));
+  const corpus = load(sized('Python stdlib (full)', 'Python stdlib (first files)'), py, walk(py, ['.py'], ['site-packages']), sized(Infinity, 20_000));
   const threads = THREADS;
   const pool = new Piscina({ filename: new URL('./worker.js', import.meta.url).href, minThreads: threads, maxThreads: threads });
   // Warm the pool (thread start, grammar load) the way a running server would be.

@@ -11,6 +11,7 @@ import { StaticWordTokenizer } from '../../workers/embed/tokenizer-static.js';
 import { Bm25 } from './bm25.js';
 import { loadLabels, loadPassages, relevantSets } from './data.js';
 import { auc, mean, mrrAt10, rank, recallAt } from './metrics.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
 type EmbedFn = (texts: string[]) => Promise<Float32Array[]>;
 
@@ -119,8 +120,10 @@ async function main(): Promise<void> {
   const model = await getEmbedder();
   const loadMs = performance.now() - t0;
   const shipped = `${model.modelId} (shipped)`;
+  // Smoke: without the plain-GloVe baseline, whose 300 MB vector file alone takes ~10 s of CPU to read.
+  if (SMOKE) console.error('BENCH_SMOKE: GloVe average (plain) left out');
   const systems: [string, EmbedFn][] = [
-    ['GloVe average (plain)', plainGlove()],
+    ...(SMOKE ? [] : [['GloVe average (plain)', plainGlove()] as [string, EmbedFn]]),
     [shipped, (t) => model.embed(t)],
   ];
   if (withTeacher) systems.push(['USE lite teacher (reference, not shipped)', await teacher()]);
@@ -178,25 +181,26 @@ async function main(): Promise<void> {
   const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 4294967296);
   const ci = (d: number[]) => {
     const means: number[] = [];
-    for (let b = 0; b < 10_000; b++) {
+    const draws = sized(10_000, 400);
+    for (let b = 0; b < draws; b++) {
       let t = 0;
       for (let j = 0; j < d.length; j++) t += d[Math.floor(rnd() * d.length)]!;
       means.push(t / d.length);
     }
     means.sort((x, y) => x - y);
-    return `${fmt(mean(d))} [${fmt(means[249]!)}, ${fmt(means[9749]!)}]`;
+    return `${fmt(mean(d))} [${fmt(means[draws * 0.025 - 1]!)}, ${fmt(means[draws * 0.975 - 1]!)}]`;
   };
 
   // Throughput: real sentences from the corpus, one thread (the session is single-threaded),
   // embedded in calls of 1,000 like a pool task would; best of 3 passes over 20,000 sentences.
   const sents = passages.flatMap((p) => p.split(/(?<=[.!?])\s+/)).filter((s) => s.split(' ').length >= 3);
-  const N = 20_000;
+  const N = sized(20_000, 1000);
   const bench = Array.from({ length: N }, (_, i) => sents[i % sents.length]!);
   const words = mean(bench.slice(0, 2000).map((s) => s.split(' ').length));
   // The machine is shared, so report CPU time (process user + system) next to wall time.
   let best = Infinity;
   let bestCpu = Infinity;
-  for (let pass = 0; pass < 5; pass++) {
+  for (let pass = 0; pass < sized(5, 1); pass++) {
     const t = performance.now();
     const c = process.cpuUsage();
     for (let i = 0; i < N; i += 1000) await model.embed(bench.slice(i, i + 1000));

@@ -12,12 +12,14 @@ import { packageRoot } from '../../src/lib/root.js';
 import { loadUws, UWS_BUILDS } from '../../src/http/engine/uwsEngine.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocument, createKey, targets } from './targets.js';
+import { SMOKE, sized } from '../lib/smoke.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const DURATION = Number(process.env.BENCH_SECONDS ?? sized(4, 1));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? sized(32, 2));
 const THREADS = Number(process.env.POOL_THREADS ?? availableParallelism());
-const NICE = Number(process.env.POOL_THREAD_NICE ?? 10);
+// Smoke: no nice, so the few calls finish promptly on a machine busy with other work.
+const NICE = Number(process.env.POOL_THREAD_NICE ?? sized(10, 0));
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); null elsewhere. */
 function cpuSeconds(pid: number): number | null {
@@ -83,7 +85,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-'));
 const doc = benchDocument();
 
 /** Both HTTP engines where this runtime loads uWS (docs/runtime.md), each with its own bare baseline. */
-const engineNames = (process.env.BENCH_ENGINES ?? (UWS_BUILDS.some((b) => loadUws(b, () => '').ok) ? 'uws,node' : 'node')).split(',') as ('uws' | 'node')[];
+// Smoke: node:http alone (the other engine repeats the same steps).
+const engineNames = (process.env.BENCH_ENGINES ?? (SMOKE ? 'node' : UWS_BUILDS.some((b) => loadUws(b, () => '').ok) ? 'uws,node' : 'node')).split(',') as ('uws' | 'node')[];
 const started: Awaited<ReturnType<typeof spawnUntil>>[] = [];
 interface Side {
   name: 'uws' | 'node';
