@@ -17,7 +17,7 @@ const period = { period_start: isoTime, period_end: isoTime };
 const Order = z.object({
   id: z.string(),
   number: z.string().nullable(),
-  status: z.string().nullable(),
+  status: z.enum(['draft', 'open', 'paid', 'uncollectible', 'void']).nullable(),
   amount_due_cents: int,
   amount_paid_cents: int,
   currency: z.string(),
@@ -30,7 +30,7 @@ const Order = z.object({
 const Subscription = z.object({
   plan,
   subscribed_plan: plan.nullable().optional(),
-  status: z.string(),
+  status: z.enum(['none', 'active', 'trialing', 'past_due', 'canceled', 'unpaid', 'incomplete', 'incomplete_expired', 'paused']),
   subscription_id: z.string().nullable(),
   current_period_start: isoTime.nullable(),
   current_period_end: isoTime.nullable(),

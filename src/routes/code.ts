@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { compressCode, compressRepository } from '../domain/compression/code.js';
 import { defineRoute } from '../http/route.js';
-import { fidelity, int, modelName, tokenStats } from './schemas.js';
+import { fidelity, int, modelName, tokenizer, tokenStats } from './schemas.js';
+import type { UnitKind } from '../../workers/code/types.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';
 
-const common = { ...tokenStats, fidelity: z.enum(FIDELITIES), tokenizer: z.string(), token_budget: int };
-const unit = { id: z.string(), kind: z.string(), name: z.string(), container: z.string().nullable(), start_line: int, end_line: int, score: z.number() };
+const UNIT_KINDS = ['function', 'method', 'class', 'interface', 'struct', 'enum', 'trait', 'impl', 'type', 'namespace', 'module'] as const satisfies readonly UnitKind[];
+const common = { ...tokenStats, fidelity: z.enum(FIDELITIES), tokenizer, token_budget: int };
+const unit = { id: z.string(), kind: z.enum(UNIT_KINDS), name: z.string(), container: z.string().nullable(), start_line: int, end_line: int, score: z.number() };
 
 /** CompressCodeResponse (domain/compression/code.ts): the skeleton and what the parser found. */
 const codeResponse = z.looseObject({

@@ -7,7 +7,7 @@ import { asDomainError, invalid, invalidInput } from '../domain/errors.js';
 import { savingsPercent } from '../../workers/shared/stats.js';
 import { defineRoute } from '../http/route.js';
 import { mapLimit } from '../lib/mapLimit.js';
-import { fidelity, int, modelName } from './schemas.js';
+import { fidelity, int, modelName, namedValues, tokenizer } from './schemas.js';
 
 const CompressBody = z.object({
   text: z.string().min(1),
@@ -28,7 +28,7 @@ const BatchBody = z.object({
       z.object({
         id: z.string().max(200).optional(),
         text: z.string(),
-        fidelity: z.string().optional(),
+        fidelity: namedValues(z.string(), FIDELITIES, 'any other value fails this document alone').optional(),
         query: z.string().max(10_000).nullish(),
         model: modelName.nullish(),
       }),
@@ -123,7 +123,7 @@ const recommendResponse = z.object({
   original_tokens: int,
   estimated_compressed_tokens: int,
   context_window: int.nullable(),
-  tokenizer: z.string(),
+  tokenizer,
   reason: z.string(),
 });
 

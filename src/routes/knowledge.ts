@@ -10,12 +10,12 @@ import { completeUpload, issueUpload, receiveUpload, UPLOAD_MAX_BYTES, uploadRes
 import { invalidInput } from '../domain/errors.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
-import { int, isoTime } from './schemas.js';
+import { int, isoTime, namedValues } from './schemas.js';
 
 const P = '/v1/projects/:project_id/knowledge';
 
 const metadata = z.record(z.string(), z.unknown());
-const visibility = z.string().min(1).max(20);
+const visibility = namedValues(z.string().min(1).max(20), ['private', 'project', 'org', 'external'], 'org and external are 501 (not implemented), any other value is a 400');
 
 const IngestBody = z
   .object({

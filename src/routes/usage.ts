@@ -17,10 +17,13 @@ import {
 import { forbidden, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { PLANS } from '../auth/plans.js';
-import { fidelity, int, isoTime, pageNumber } from './schemas.js';
+import type { CallStatus } from '../domain/call.js';
+import { fidelity, int, isoTime, namedValues, pageNumber } from './schemas.js';
 
 /** How a usage event came in (usage_events.method). */
 const METHODS = ['REST', 'MCP', 'batch', 'mcp_advisory'] as const;
+/** A usage event's outcome (domain/call.ts CallStatus). */
+const EVENT_STATUSES = ['success', 'client_error', 'server_error', 'timeout'] as const satisfies readonly CallStatus[];
 
 // Query strings: numbers via z.coerce, ranges from the spec's Limits table (out of range is 422).
 const days = z.coerce.number().int().min(1).max(365).default(30);
@@ -45,7 +48,7 @@ const EventsQuery = z.object({
   method: z.enum(METHODS).optional(),
   exclude_advisory: booleanParam,
   model: z.string().min(1).max(100).optional(),
-  status: z.string().min(1).max(32).optional(),
+  status: namedValues(z.string().min(1).max(32), EVENT_STATUSES, 'any other value matches no event').optional(),
   since: dateTime.optional(),
   until: dateTime.optional(),
   key_id: z.string().min(1).max(32).optional(),
@@ -94,7 +97,7 @@ const UsageEvent = z.object({
   client: z.string().nullable(),
   fidelity: z.string().nullable(),
   model: z.string().nullable(),
-  status: z.string(),
+  status: z.enum(EVENT_STATUSES),
   input_tokens: int,
   output_tokens: int,
   tokens_saved: z.number(),
