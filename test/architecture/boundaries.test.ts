@@ -15,22 +15,10 @@ const text = new Map(sources.map((f) => [f, readFileSync(resolve(root, f), 'utf8
 const known = new Set(sources);
 const edges = new Map<string, ImportEdge[]>(sources.map((f) => [f, importsOf(f, text.get(f)!, known, root)]));
 
-/**
- * Cycles left in files other work is changing at the time of writing (issue 47); each entry names why
- * it is still here. Remove an entry once its cycle is gone: the test fails on a listed cycle that no
- * longer exists, so this list only shrinks.
- */
-const KNOWN_CYCLES: Record<string, string> = {
-  // The renderer and the tree renderer call each other (workers/text under edit for the text engine).
-  'workers/text/render.ts workers/text/treeRender.ts': 'shared rendering helpers belong in one module (workers/text work)',
-};
-
 describe('architecture boundaries', () => {
   it('has no import cycles between our modules, type imports included', () => {
     const graph = new Map([...edges].map(([f, es]) => [f, es.map((e) => e.to)]));
-    const cycles = cyclesOf(graph).map((scc) => scc.join(' '));
-    expect(cycles.filter((c) => !(c in KNOWN_CYCLES))).toEqual([]);
-    expect(Object.keys(KNOWN_CYCLES).filter((c) => !cycles.includes(c))).toEqual([]);
+    expect(cyclesOf(graph).map((scc) => scc.join(' '))).toEqual([]);
   });
 
   it('finds a cycle made only of type imports (the finder itself)', () => {

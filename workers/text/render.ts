@@ -1,21 +1,10 @@
 // Faithful skeleton: original order, verbatim kept text, elision markers for every dropped run.
-import type { Block } from '../shared/markdown.js';
 import type { Unit, UnitKind } from './units.js';
 import { headingName, markerRef, MAX_NAMES, nameList, plural, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from './markers.js';
-import type { TreeLayout } from './tree.js';
 import { treeMarkerFor, renderTree } from './treeRender.js';
+import type { RenderStats, Skeleton } from './skeleton.js';
 
-/** One analysed document: what renderSkeleton needs besides the kept flags. */
-export interface Skeleton {
-  text: string;
-  blocks: Block[];
-  units: Unit[];
-  tokens: ArrayLike<number>;
-  /** Tokens between unit k-1 and unit k that neither holds (list bullets, rules, blank lines). */
-  gaps?: ArrayLike<number>;
-  /** Structured text (JSON, YAML): units are values, rendered by treeRender.ts. */
-  tree?: TreeLayout | null;
-}
+export type { RenderStats, Skeleton };
 
 interface Run {
   headings: number;
@@ -93,14 +82,6 @@ export function markerFor(sk: Skeleton, from: number, to: number, ref?: string |
   const run = emptyRun();
   for (let k = from; k <= to; k++) addToRun(run, sk, k);
   return elisionMarker(run, ref ? `${ref}.0` : undefined);
-}
-
-/** Filled by renderSkeleton when passed: what was added around the verbatim unit text. */
-export interface RenderStats {
-  markers: string[];
-  pieces: number;
-  /** Hidden spans, one [start, end) pair per marker in output order (flat). */
-  spans?: number[];
 }
 
 /** One run of hidden units (`from`..`to`, inclusive) and the span of the input its marker stands for. */

@@ -3,7 +3,7 @@
 // `[… labels, user +2 more: 80 tokens #…]`).
 import type { TreeContainer, TreeKind, TreeLayout } from './tree.js';
 import { headingName, nameList, plural, MAX_NAMES } from './markers.js';
-import type { RenderStats, Skeleton } from './render.js';
+import type { RenderStats, Skeleton } from './skeleton.js';
 import { tokensBetween } from './tokencount.js';
 
 interface TreeRun {
