@@ -13,6 +13,7 @@ import { call, connectMcp, ok } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs } from '../helpers/users.js';
 import { articlePage, atom, closedPort, GARDEN, LocalSite, rss, sitemapIndex, urlset } from './site.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let site: LocalSite;
@@ -276,12 +277,8 @@ describe(`connector feeds (${DB_KIND})`, () => {
     const feed = await ok(a, 'create_connector_feed', { type: 'rss', source: `${site.url}/scheduled.xml`, interval_seconds: 1 });
     expect(feed.interval_seconds).toBe(1);
     expect(feed.next_sync_at).not.toBeNull();
-    const deadline = Date.now() + 30_000;
     let got: any;
-    do {
-      await new Promise((r) => setTimeout(r, 200));
-      got = await ok(a, 'get_connector_feed', { feed_id: feed.feed_id });
-    } while (got.sync_count < 2 && Date.now() < deadline);
+    await waitFor(() => `a second scheduled sync (${JSON.stringify(got)})`, async () => (got = await ok(a, 'get_connector_feed', { feed_id: feed.feed_id })).sync_count >= 2, { timeoutMs: 30_000, everyMs: 100 });
     expect(got.sync_count).toBeGreaterThanOrEqual(2);
     expect(got.item_count).toBe(1);
     expect(got.last_result).toMatchObject({ ingested: 0, unchanged: 1 });
