@@ -3,8 +3,8 @@
 // this process measured just before each level, so the ratio survives a noisy machine; and tokens per
 // service CPU-second, the load-independent cost of each path.
 //   node dist/bench/batch/run.js   (BENCH_DOCS documents per level, default 600; BENCH_DATABASE_URL for PostgreSQL)
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +13,7 @@ import { compressText } from '../../workers/text/index.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocuments } from './documents.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? sized(600, 4));
 /** Documents of each engine baseline. */
@@ -50,7 +51,7 @@ async function pool<T>(tasks: Array<() => Promise<T>>, limit: number): Promise<T
 }
 
 const root = packageRoot();
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-batch-'));
+const dataDir = freshDataDir('gc-bench-batch-');
 const service = await spawnUntil(
   join(root, 'dist/src/main.js'),
   { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', POOL_THREADS: String(THREADS), BATCH_QUEUE_POLL_MS: '200', RATE_LIMIT_ENTERPRISE: '100000000' },

@@ -1,8 +1,8 @@
 // Queued batch compression against the synchronous /v1/batch-compress, same process, same 1,000
 // documents, measured in the same run: documents and tokens per second of each, and their ratio.
 //   node dist/bench/batchqueue/run.js   (BENCH_DOCS, BENCH_DATABASE_URL to use PostgreSQL instead of PGlite)
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -10,13 +10,14 @@ import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocuments } from '../batch/documents.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const DOCS = Number(process.env.BENCH_DOCS ?? sized(1000, 4));
 const BATCH = 50; // the synchronous route's limit
 
 
 const root = packageRoot();
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-batchq-'));
+const dataDir = freshDataDir('gc-bench-batchq-');
 const service = await spawnUntil(
   join(root, 'dist/src/main.js'),
   { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', BATCH_QUEUE_POLL_MS: '200', RATE_LIMIT_ENTERPRISE: '100000000' },

@@ -4,19 +4,20 @@
 // BENCH_BASELINE_ROOT=<another built checkout> alternates each request with that checkout's service
 // (same corpus, same minute) and prints the ratios, so a shared machine's load cancels out.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { load, pythonStdlib, walk } from './corpora.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 interface Service { name: string; url: string; key: string; dataDir: string; child: Awaited<ReturnType<typeof spawnUntil>>['child'] }
 
 /** A started service of the checkout at `root`, with an Enterprise key of its own on a fresh PGlite. */
 async function start(name: string, root: string): Promise<Service> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-structural-'));
+  const dataDir = freshDataDir('gc-bench-structural-');
   const env = { DATA_DIR: dataDir, DATABASE_URL: '', RATE_LIMIT_ENTERPRISE: '100000000' };
   const key = JSON.parse(execFileSync(process.execPath, [join(root, 'dist/src/cli/keys.js'), 'create', '--plan', 'enterprise'], { env: { ...process.env, ...env } }).toString()).key as string;
   const service = await spawnUntil(join(root, 'dist/src/main.js'), { ...env, PORT: '0', HOST: '127.0.0.1', BOOTSTRAP_OWNER: 'false', POOL_THREADS: '2' }, /"msg":"listening".*"port":(\d+)/);

@@ -3,14 +3,15 @@
 // every target on A then B (the order alternates per round), so a change of load hits both alike; the
 // figures are medians over rounds of B/A req/s and server CPU µs per answered request.
 // Usage: BENCH_BASE_ROOT=/tmp/base node dist/bench/http/ab.js [hit,computed,liveness]
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { createKey, targets } from './targets.js';
 import { SMOKE, sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? sized(4, 1));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(4, 1));
@@ -31,7 +32,7 @@ const median = (xs: number[]) => {
 };
 
 async function start(root: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-ab-'));
+  const dataDir = freshDataDir('gc-ab-');
   const keys = { free: createKey(dataDir, 'free'), enterprise: createKey(dataDir, 'enterprise') };
   const s = await spawnUntil(
     join(root, 'dist/src/main.js'),

@@ -16,6 +16,7 @@ import { processCpuUs } from '../mcp/cpu.js';
 import { stepOf, type CallFrame } from './steps.js';
 import { createKey, targets } from './targets.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 interface Node {
   id: number;
@@ -34,7 +35,7 @@ const SMALL_TEXT =
   'routed, counted against the plan, and answered with the shorter text and its token counts, so that ' +
   'callers can see how much they saved on every call.';
 const root = packageRoot();
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-'));
+const dataDir = freshDataDir('gc-prof-');
 const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
 const keys = { free: createKey(dataDir, 'free'), enterprise: createKey(dataDir, 'enterprise') };
 const service = await spawnUntil(

@@ -13,6 +13,7 @@ import { loadUws, UWS_BUILDS } from '../../src/http/engine/uwsEngine.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { benchDocument, createKey, targets } from './targets.js';
 import { SMOKE, sized } from '../lib/smoke.js';
+import { seedDataDir } from '../lib/dataDir.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? sized(4, 1));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(3, 1));
@@ -101,7 +102,7 @@ const sides: Side[] = [];
 try {
   for (const name of engineNames) {
     // One embedded database per service: a PGlite folder has one owner (docs/reliability.md).
-    const keys = { free: createKey(join(dataDir, name), 'free'), enterprise: createKey(join(dataDir, name), 'enterprise') };
+    const keys = { free: createKey(seedDataDir(join(dataDir, name)), 'free'), enterprise: createKey(join(dataDir, name), 'enterprise') };
     const hello = await spawnUntil(join(root, 'dist/bench/http/hello.js'), { PORT: '0', HTTP_ENGINE: name }, /listening (\d+)/);
     started.push(hello);
     const service = await spawnUntil(

@@ -1,13 +1,13 @@
 // CPU per thread of the service under one target's load (Linux /proc): which thread spends what.
 // Usage: node dist/bench/http/threads.js [liveness|hit|computed]
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { createKey, targets } from './targets.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 function threads(pid: number): Map<string, { name: string; cpu: number }> {
   const out = new Map<string, { name: string; cpu: number }>();
@@ -21,7 +21,7 @@ function threads(pid: number): Map<string, { name: string; cpu: number }> {
 }
 
 const which = (process.argv[2] ?? 'computed') as 'liveness' | 'hit' | 'computed';
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-threads-'));
+const dataDir = freshDataDir('gc-threads-');
 const keys = { free: createKey(dataDir, 'free'), enterprise: createKey(dataDir, 'enterprise') };
 const service = await spawnUntil(
   join(packageRoot(), 'dist/src/main.js'),

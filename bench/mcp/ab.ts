@@ -2,8 +2,8 @@
 // (BASELINE_ROOT, a package root holding its own dist/) and this one, alternated call by call, so
 // that a busy machine slows both alike. Prints, per pair, the MCP − REST paired median of each build
 // and their CPU per call. AB_PAIRS=0,2 picks pairs by index (default: all).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,6 +14,7 @@ import { measureCpu } from './cpu.js';
 import { pairs, type Pair } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
 import { SMOKE, sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const N = Number(process.env.BENCH_N ?? sized(500, 2));
 /** Rounds before the measured ones. */
@@ -23,7 +24,7 @@ const baselineRoot = process.env.BASELINE_ROOT ?? (SMOKE ? packageRoot() : undef
 if (!baselineRoot) throw new Error('set BASELINE_ROOT to the package root of the baseline build');
 
 async function start(root: string) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-ab-'));
+  const dataDir = freshDataDir('gc-bench-mcp-ab-');
   const proKey = newKey(root, dataDir, 'pro');
   const freeKey = newKey(root, dataDir, 'free');
   const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/);

@@ -13,6 +13,7 @@ import { newKey, serviceEnv } from './service.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { stepOf, type CallFrame } from '../http/steps.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const N = Number(process.env.BENCH_N ?? sized(3000, 2));
 const TOP = Number(process.env.PROFILE_TOP ?? 25);
@@ -116,7 +117,7 @@ function report(title: string, mcp: Map<string, number>, rest: Map<string, numbe
 
 /** Runs `calls` against a fresh profiled service; returns the service's and this process's self times. */
 async function profiled(kind: 'mcp' | 'rest'): Promise<{ server: Map<string, number>; client: Map<string, number>; steps: Map<string, number> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-prof-mcp-'));
+  const dataDir = freshDataDir('gc-prof-mcp-');
   const profDir = mkdtempSync(join(tmpdir(), 'gc-prof-out-'));
   // Free bypasses the semantic cache: /v1/compress then runs every time, as optimize_for_model does.
   const key = newKey(root, dataDir, kind === 'rest' && pair === 'compress' ? 'free' : 'pro');

@@ -2,8 +2,8 @@
 // MCP (optimize_for_model) vs POST /v1/compress, both writing a usage event, and the older token-count
 // pair (estimate_tokens vs POST /v1/recommend), where only MCP writes one. Bar (issue 23): MCP adds
 // at most 0.5 ms at the median of paired calls.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,10 +14,11 @@ import { measureCpu, type CpuPerCall } from './cpu.js';
 import { pairs } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const N = Number(process.env.BENCH_N ?? sized(300, 2));
 const root = packageRoot();
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-'));
+const dataDir = freshDataDir('gc-bench-mcp-');
 const proKey = newKey(root, dataDir, 'pro');
 const freeKey = newKey(root, dataDir, 'free');
 const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/);

@@ -1,8 +1,8 @@
 // Where a call's service CPU goes, by thread: the short compression pair (pairs.ts) against one
 // service, each side in its own blocks, CPU per thread from /proc/<pid>/task/*/schedstat grouped by
 // thread name (main: the event loop; "V8 DefaultWorke": GC and compiler helpers; pool threads...).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -11,6 +11,7 @@ import { spawnUntil, stop } from '../lib/spawn.js';
 import { pairs } from './pairs.js';
 import { newKey, serviceEnv } from './service.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const N = Number(process.env.BENCH_N ?? sized(1000, 2));
 /** Alternating REST and MCP blocks, N calls of each kind in all. */
@@ -32,7 +33,7 @@ function threads(pid: number): Map<string, number> {
   return out;
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-bench-mcp-thr-'));
+const dataDir = freshDataDir('gc-bench-mcp-thr-');
 const proKey = newKey(root, dataDir, 'pro');
 const freeKey = newKey(root, dataDir, 'free');
 const service = await spawnUntil(join(root, 'dist/src/main.js'), serviceEnv(dataDir), /"msg":"listening".*"port":(\d+)/, 60_000, process.env.SERVICE_NODE_ARGS?.split(' ') ?? []);

@@ -10,8 +10,10 @@ import { Worker } from 'node:worker_threads';
 import postgres from 'postgres';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
+import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
-const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? 60);
+const SETTLE_S = Number(process.env.BENCH_SETTLE_S ?? sized(60, 0));
 const ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
 const root = packageRoot();
 const mb = (kb: number) => Math.round(kb / 1024);
@@ -44,7 +46,8 @@ interface Idle {
 }
 
 async function idleService(label: string, threads: number, databaseUrl: string): Promise<Idle> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'gc-mem-'));
+  // The embedded database lives in DATA_DIR: from BENCH_DATA_TEMPLATE when given.
+  const dataDir = databaseUrl ? mkdtempSync(join(tmpdir(), 'gc-mem-')) : freshDataDir('gc-mem-');
   const service = await spawnUntil(
     join(root, 'dist/src/main.js'),
     { PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: databaseUrl, POOL_THREADS: String(threads) },

@@ -3,13 +3,14 @@
 // /health/liveness latency during the burst, the trickle key's latency (fair share), the service's
 // peak RSS and how soon it serves normally again. `npm run bench:overload`; figures in docs/reliability.md.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import * as hdr from 'hdr-histogram-js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const root = packageRoot();
 const THREADS = 2;
@@ -20,7 +21,7 @@ const SUSTAIN_SECONDS = Number(process.env.BENCH_SECONDS ?? sized(15, 1));
 /** Characters of each large request (about 80k tokens; smoke: about 5k). */
 const BIG_CHARS = sized(320_000, 20_000);
 
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-overload-'));
+const dataDir = freshDataDir('gc-overload-');
 const env = { DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '' };
 const newKey = (plan: string) => JSON.parse(execFileSync(process.execPath, [join(root, 'dist/src/cli/keys.js'), 'create', '--plan', plan], { env: { ...process.env, ...env } }).toString()).key as string;
 const burster = newKey('free');

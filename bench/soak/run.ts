@@ -4,8 +4,8 @@
 // half (a leak shows there, after warm-up). Bounded: fixed concurrency, a capped Knowledge Hub.
 // `npm run bench:soak` (BENCH_MINUTES=2 for a short look; BENCH_DATABASE_URL for PostgreSQL). Not in CI.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,12 +13,13 @@ import * as hdr from 'hdr-histogram-js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../lib/spawn.js';
 import { sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? sized(30, 0.05));
 const INTERVALS = Math.max(2, Number(process.env.BENCH_INTERVALS ?? Math.min(30, Math.ceil(MINUTES))));
 const INTERVAL_MS = (MINUTES * 60_000) / INTERVALS;
 const root = packageRoot();
-const dataDir = mkdtempSync(join(tmpdir(), 'gc-soak-'));
+const dataDir = freshDataDir('gc-soak-');
 const NO_LIMITS = { RATE_LIMIT_FREE: '100000000', RATE_LIMIT_PRO: '100000000', RATE_LIMIT_TEAM: '100000000', RATE_LIMIT_ENTERPRISE: '100000000' };
 const env = { DATA_DIR: dataDir, DATABASE_URL: process.env.BENCH_DATABASE_URL ?? '', ...NO_LIMITS };
 const key = JSON.parse(execFileSync(process.execPath, [join(root, 'dist/src/cli/keys.js'), 'create', '--plan', 'enterprise'], { env: { ...process.env, ...env } }).toString()).key as string;
