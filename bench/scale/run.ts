@@ -13,11 +13,12 @@ import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { Cluster, REDIS_URL, skipReason, type Balancer } from '../../test/scale/cluster.js';
 import { connectRedis } from '../../src/lib/redis.js';
+import { sized } from '../lib/smoke.js';
 
 const ADMIN = process.env.BENCH_DATABASE_URL ?? 'postgres://root@127.0.0.1:5432/test';
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? sized(4, 1));
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? sized(2, 1));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? sized(16, 2));
 
 function cpuSeconds(pid: number | undefined): number {
   if (!pid) return 0;
@@ -122,7 +123,7 @@ async function main(): Promise<void> {
     // Idle rates (health checks, sweeps, other Redis users on this machine), subtracted below.
     await settle();
     const [pg0, rd0, t0] = [await pgCount(), await redisCount(), Date.now()];
-    await new Promise((r) => setTimeout(r, 3000));
+    await new Promise((r) => setTimeout(r, sized(3000, 200)));
     await settle();
     const idleSeconds = (Date.now() - t0 - 1200) / 1000;
     const pgIdle = (await pgCount() - pg0) / idleSeconds;
