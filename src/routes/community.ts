@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { decodeCursor, nextCursor } from '../domain/community/cursor.js';
 import { draftPosts, feed, FEED_LIMIT_MAX, moderatePost, postResponse } from '../domain/community/posts.js';
-import { draftSkills, publishSkill, requireModerator, skillResponse } from '../domain/community/skills.js';
+import { draftSkills, publishSkill, requireModerator, SKILL_CATEGORIES, skillResponse } from '../domain/community/skills.js';
 import { notFound } from '../domain/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { int, isoTime } from './schemas.js';
@@ -29,7 +29,7 @@ const Skill = z.object({
   skill_id: z.string(),
   name: z.string(),
   tagline: z.string(),
-  category: z.string(),
+  category: z.enum(SKILL_CATEGORIES),
   body: z.string().optional(),
   install_snippet: z.string().nullable(),
   status: z.enum(['draft', 'published']),
