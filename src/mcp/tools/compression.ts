@@ -8,7 +8,7 @@ import { getPreservedOriginal, pagePreservedOriginals, preservedStats, PRESERVE_
 import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaTokens, filterCliOutput } from '../../domain/compression/toolOutput.js';
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
-import { blob, int, manifestStats, rows } from './outputsA.js';
+import { blob, int, manifestStats } from './outputsA.js';
 
 /** Input caps of the tool-output and meta-token tools: one call stays a short pool task. */
 export const MAX_TOOL_OUTPUT_CHARS = 128_000;
@@ -281,16 +281,13 @@ export const compressionTools = [
     name: 'compress_codebase',
     description:
       'Structural compression of several source files: parse, dependency graph, PageRank, BM25 on the query and blast radius around focus_symbols, fused by reciprocal rank fusion and rendered within token_budget.',
+    // A core tool (listed by default): its schema names the text and the token figures only.
     output: z.looseObject({
       output: z.string(),
-      files: int,
-      units: int,
       original_tokens: int,
       compressed_tokens: int,
       tokens_saved: int,
       savings_percent: z.number(),
-      ranking: rows,
-      blast_radius: blob.nullable(),
       result_incomplete: z.boolean(),
       not_found: z.array(z.string()),
     }),
