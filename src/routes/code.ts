@@ -20,6 +20,7 @@ const codeResponse = z.looseObject({
   importance: z.array(z.looseObject(unit)),
   parse_errors: int,
   budget_note: z.string().nullable(),
+  over_budget: z.enum(['floor', 'not_shorter']).optional(),
 });
 
 const blastEntry = z.looseObject({ id: z.string(), path: z.string(), name: z.string(), distance: int, score: z.number() });

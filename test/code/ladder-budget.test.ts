@@ -55,8 +55,13 @@ describe('code ladder properties over installed sources', () => {
       for (const f of LEVELS) {
         const out = r[f];
         expect(out.token_budget).toBe(Math.floor(out.original_tokens * { outline: 0.1, balanced: 0.2, detailed: 0.4 }[f]));
-        if (out.compressed_tokens > out.token_budget) expect(out.budget_note, `${f} over its budget without a reason`).toMatch(/never cut|not be shorter/);
-        else expect(out.budget_note).toBeNull();
+        if (out.compressed_tokens > out.token_budget) {
+          expect(out.budget_note, `${f} over its budget without a reason`).toMatch(/never cut|not be shorter/);
+          expect(out.over_budget).toBe(/not be shorter/.test(out.budget_note!) ? 'not_shorter' : 'floor');
+        } else {
+          expect(out.budget_note).toBeNull();
+          expect(out.over_budget).toBeUndefined();
+        }
       }
       // Detailed never returns the whole file when the file is over its budget.
       expect(r.detailed.skeleton === code && r.detailed.original_tokens > r.detailed.token_budget).toBe(false);

@@ -9,7 +9,7 @@ import { markerRef, REF_PLACEHOLDER, textHashOf, type MarkerLayout } from '../te
 import { codeLabels, originalSpans } from './markers.js';
 import { balancedItems, cloneChoice, detailedItems, fill, type Filled, type LadderContext } from './ladder.js';
 import { levelChoice, renderAbstract, renderSkeleton, type LadderChoice } from './skeleton.js';
-import type { CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
+import type { CodeOverBudget, CompressCodeInput, CompressCodeResult, DependencyGraph, ImportanceEntry } from './types.js';
 
 /** Single-file path: skeleton at the requested fidelity, in-file dependency graph, PageRank importance. */
 export function compressCode(input: CompressCodeInput): CompressCodeResult {
@@ -60,6 +60,8 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
   let skeleton: string;
   let chosen: LadderChoice | null = null;
   let reason: string | null = null;
+  // The same vocabulary as the text engine's over_budget: the level's floor, or an input a skeleton cannot shorten.
+  let why: CodeOverBudget = 'floor';
   if (input.fidelity === 'raw') skeleton = original;
   else if (input.fidelity === 'abstract') {
     skeleton = renderAbstract(units, analysis.imports, analysis.language);
@@ -89,6 +91,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     compressed_tokens = original_tokens;
     chosen = null;
     reason = 'a skeleton would not be shorter than the input, so the input is returned as sent';
+    why = 'not_shorter';
   }
   let markers: MarkerLayout | undefined;
   if (labels && chosen) {
@@ -103,10 +106,8 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
       markers = { ref, textHash, spans: originals };
     }
   }
-  const budget_note =
-    input.fidelity === 'raw' || compressed_tokens <= token_budget
-      ? null
-      : `${compressed_tokens} tokens against a ${input.fidelity} budget of ${token_budget}: ${reason}`;
+  const over = input.fidelity !== 'raw' && compressed_tokens > token_budget;
+  const budget_note = over ? `${compressed_tokens} tokens against a ${input.fidelity} budget of ${token_budget}: ${reason}` : null;
   return {
     skeleton,
     language: analysis.language,
@@ -120,6 +121,7 @@ export function compressCode(input: CompressCodeInput): CompressCodeResult {
     parse_errors: analysis.parseErrors,
     token_budget: input.fidelity === 'raw' ? original_tokens : token_budget,
     budget_note,
+    ...(over ? { over_budget: why } : {}),
     ...(markers ? { markers } : {}),
   };
 }

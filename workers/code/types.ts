@@ -137,6 +137,8 @@ export interface CompressCodeResult extends TokenStats {
   token_budget: number;
   /** Why `compressed_tokens` is over `token_budget` (signatures are never cut), or null when within it. */
   budget_note: string | null;
+  /** Set with budget_note, as a code: `floor` (signatures and names are never cut) or `not_shorter` (the input as sent). */
+  over_budget?: CodeOverBudget;
   /** With markerIds, when the skeleton has markers: what the host stores to expand them. */
   markers?: MarkerLayout;
 }
@@ -240,3 +242,6 @@ export interface StructuralResult extends TokenStats {
   /** With markerIds, when the output has markers: per file, for the host to fill in refs and store. */
   markers?: StructuralMarks[];
 }
+
+/** Why a code output passes its budget, in the text engine's vocabulary (its over_budget). */
+export type CodeOverBudget = 'floor' | 'not_shorter';
