@@ -12,21 +12,16 @@ export interface WaitOptions {
 
 type Truthy<T> = Exclude<T, false | null | undefined | 0 | ''>;
 
-/** Polls `check` until it returns a truthy value and returns that value; throws naming `what` and the last value seen. */
-export async function waitFor<T>(what: string, check: () => T | Promise<T>, { timeoutMs = 20_000, everyMs = POLL_MS }: WaitOptions = {}): Promise<Truthy<T>> {
+/**
+ * Polls `check` until it returns a truthy value and returns that value; throws naming `what` (a function
+ * of the state seen last, if the caller keeps one) and the last value.
+ */
+export async function waitFor<T>(what: string | (() => string), check: () => T | Promise<T>, { timeoutMs = 20_000, everyMs = POLL_MS }: WaitOptions = {}): Promise<Truthy<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value as Truthy<T>;
-    if (Date.now() > deadline) throw new Error(`${what}: not met within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
+    if (Date.now() > deadline) throw new Error(`${typeof what === 'function' ? what() : what}: not met within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
     await new Promise((r) => setTimeout(r, everyMs));
   }
-}
-
-/** A promise with its resolver, for a test to say when something happened (a hook was reached, a call began). */
-export function signal<T = void>(): { promise: Promise<T>; resolve(value: T): void; done(): boolean } {
-  let resolve!: (value: T) => void;
-  let fired = false;
-  const promise = new Promise<T>((r) => (resolve = r));
-  return { promise, resolve: (v) => ((fired = true), resolve(v)), done: () => fired };
 }
