@@ -43,6 +43,12 @@ export async function ensureDefaultProject(db: Queryable, ownerId: string): Prom
   );
 }
 
+/** The id of the owner's default project, or null before it exists. */
+export async function defaultProjectId(db: Queryable, ownerId: string): Promise<string | null> {
+  const [row] = await db.query<{ id: string }>('select id from projects where owner_id = $1 and is_default', [ownerId]);
+  return row?.id ?? null;
+}
+
 export async function createProject(db: Queryable, ownerId: string, input: { name: string; description?: string | null }): Promise<ProjectRow> {
   const [row] = await db.query<ProjectRow>(
     'insert into projects (owner_id, name, description) values ($1, $2, $3) returning *',

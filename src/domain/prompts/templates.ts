@@ -8,7 +8,7 @@ import type { Call } from '../call.js';
 import { conflict, DomainError, invalid, notFound } from '../errors.js';
 import { UUID } from '../knowledge/items.js';
 import type { Scope } from '../memory/memories.js';
-import { isoOrNull } from '../../lib/time.js';
+import { iso, isoOrNull } from '../../lib/time.js';
 
 export const LABELS = ['production', 'staging', 'canary'] as const;
 export type Label = (typeof LABELS)[number];
@@ -87,6 +87,15 @@ export async function getVersion(db: Queryable, t: TemplateRow, which: { version
   const [row] = await db.query<VersionRow>('select * from prompt_template_versions where template_id = $1 and number = $2', [t.id, number]);
   if (!row) throw notFound(`Prompt template '${t.id}' has no version ${number} (latest is ${t.latest_version})`);
   return row;
+}
+
+/** A template's versions, newest first (at most 200), as get_prompt_template lists them. */
+export async function versionList(db: Queryable, templateId: string) {
+  const rows = await db.query<{ number: number; note: string | null; created_at: Date }>(
+    'select number, note, created_at from prompt_template_versions where template_id = $1 order by number desc limit 200',
+    [templateId],
+  );
+  return rows.map((x) => ({ version: x.number, note: x.note, created_at: iso(x.created_at) }));
 }
 
 export function templateResponse(t: TemplateRow, labels: Record<string, number>) {

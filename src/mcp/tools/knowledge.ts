@@ -8,6 +8,7 @@ import {
 } from '../../domain/knowledge/service.js';
 import { grantShare, shareResponse } from '../../domain/knowledge/shares.js';
 import { DomainError, invalidInput } from '../../domain/errors.js';
+import { defaultProjectId } from '../../domain/accounts/projects.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { anyObject, int } from './outputsB.js';
 
@@ -248,10 +249,7 @@ export const knowledgeTools = [
     async handler(args, ctx) {
       let project = ctx.principal.projectId;
       if (project) project = await boundProject(ctx);
-      else {
-        const [row] = await ctx.services.db.query<{ id: string }>('select id from projects where owner_id = $1 and is_default', [ctx.principal.userId]);
-        project = row?.id ?? null;
-      }
+      else project = await defaultProjectId(ctx.services.db, ctx.principal.userId);
       const out = project
         ? await queryKnowledge(ctx.services, ctx.principal, project, { query: args.query, limit: args.top_k, mcpExposedOnly: true }, ctx.signal)
         : { results: [] };

@@ -3,7 +3,7 @@ import { VARIABLE_TYPES } from '../../../workers/shared/promptVariables.js';
 import { compareVersions, DEFAULT_COMPARE_MODELS, rewriteVersion, type VersionRef } from '../../domain/prompts/compare.js';
 import {
   createTemplate, deployVersion, getTemplate, getVersion, labelHistory, labelsOf, LABELS, listTemplates, MAX_TEMPLATE_CHARS, renderVersion,
-  templateResponse, updateTemplate, versionResponse,
+  templateResponse, updateTemplate, versionList, versionResponse,
 } from '../../domain/prompts/templates.js';
 import { invalidInput } from '../../domain/errors.js';
 import { scopeOf } from '../../domain/memory/memories.js';
@@ -87,15 +87,11 @@ const templateTools = [
       const db = ctx.services.db;
       const t = await getTemplate(db, scopeOf(ctx.principal), args.template_id);
       const v = await getVersion(db, t, ref(args));
-      const versions = await db.query<{ number: number; note: string | null; created_at: Date }>(
-        'select number, note, created_at from prompt_template_versions where template_id = $1 order by number desc limit 200',
-        [t.id],
-      );
       return {
         result: {
           ...templateResponse(t, await labelsOf(db, t.id)),
           ...versionResponse(v),
-          versions: versions.map((x) => ({ version: x.number, note: x.note, created_at: new Date(x.created_at).toISOString() })),
+          versions: await versionList(db, t.id),
           label_history: await labelHistory(db, t.id),
         },
       };

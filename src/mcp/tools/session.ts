@@ -2,17 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PROFILES } from './profiles.js';
 import { countTokensMany } from '../../domain/compression/tokens.js';
-
-interface EventRow {
-  tool_name: string | null;
-  method: string;
-  status: string;
-  input_tokens: number;
-  output_tokens: number;
-  latency_ms: number;
-  fidelity: string | null;
-  created_at: Date;
-}
+import { sessionActivity } from '../../domain/accounts/sessionActivity.js';
 
 export const sessionTools = [
   defineTool({
@@ -43,19 +33,7 @@ export const sessionTools = [
       // The spec: a session summary counts against the monthly compression quota.
       await call.requireQuota();
       const since = new Date(session.createdAt);
-      const events = await services.db.query<EventRow>(
-        `select tool_name, method, status, input_tokens, output_tokens, latency_ms, fidelity, created_at
-           from usage_events
-          where user_id = $1 and created_at >= $2 and method in ('MCP', 'mcp_advisory')
-            and ($3::text is null or key_id = $3)
-          order by created_at`,
-        [principal.userId, since, principal.keyId],
-      );
-      const docs = await services.db.query<{ id: string; name: string | null; file_path: string | null; source_url: string | null; node_count: number; total_tokens: number }>(
-        `select id, name, file_path, source_url, node_count, total_tokens from documents
-          where user_id = $1 and updated_at >= $2 order by updated_at`,
-        [principal.userId, since],
-      );
+      const { events, documents: docs } = await sessionActivity(services.db, principal, since);
 
       const byTool: Record<string, { calls: number; errors: number; input_tokens: number; output_tokens: number }> = {};
       for (const h of session.history) {
