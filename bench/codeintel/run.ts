@@ -5,7 +5,7 @@
 //   npm run build && node dist/bench/codeintel/run.js     (DATABASE_URL for PostgreSQL, else PGlite in memory;
 //   POOL_THREADS default 2; BENCH_QUERIES default 1000)
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -63,7 +63,9 @@ async function main() {
     };
   }
   const threads = Number(process.env.POOL_THREADS ?? 2);
-  const app = await startApp(loadConfig({}, { host: '127.0.0.1', port: 0, poolThreads: threads, databaseUrl: dbUrl, dataDir: 'memory://', bootstrapOwner: false }), createLogger(false));
+  // PGlite in memory, or on a copy of BENCH_DATA_TEMPLATE when given (no initdb and migrations to pay).
+  const dataDir = !dbUrl && process.env.BENCH_DATA_TEMPLATE ? freshDataDir('gc-bench-ci-') : 'memory://';
+  const app = await startApp(loadConfig({}, { host: '127.0.0.1', port: 0, poolThreads: threads, databaseUrl: dbUrl, dataDir, bootstrapOwner: false }), createLogger(false));
   try {
     const user = await createUser(app.services.db, { plan: 'enterprise', name: 'bench' });
     const project = await createProject(app.services.db, user.id, { name: 'stdlib' });
@@ -235,6 +237,7 @@ async function main() {
     await client.close();
   } finally {
     await app.close();
+    if (dataDir !== 'memory://') rmSync(dataDir, { recursive: true, force: true });
     if (drop) await drop();
   }
 }
@@ -275,6 +278,7 @@ for dirpath, dirnames, filenames in os.walk(os.path.join(root, sub)):
 json.dump(defs, open(out, 'w'))
 `;
 import { SMOKE, sized } from '../lib/smoke.js';
+import { freshDataDir } from '../lib/dataDir.js';
 
 main().catch((err) => {
   console.error(err);
