@@ -227,6 +227,11 @@ function billingPricing(env: NodeJS.ProcessEnv): BillingPricing {
   };
 }
 
+/** RESPONSE_CHECK=1 (set for the test suite): every JSON success body is checked against its route's response schema. */
+export function responseCheckEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.RESPONSE_CHECK === '1';
+}
+
 /** The `gc` command line's server (GC_URL) and key (GC_KEY); flags override them (docs/decisions.md). */
 export function cliSettings(env: NodeJS.ProcessEnv = process.env): { url: string | null; key: string | null } {
   return { url: text(env, 'GC_URL') ?? null, key: text(env, 'GC_KEY') ?? null };

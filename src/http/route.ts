@@ -4,6 +4,7 @@ import type { Principal } from '../auth/principal.js';
 import type { Call } from '../domain/call.js';
 import type { PlanRule } from '../auth/plans.js';
 import type { Services } from '../services.js';
+import { responseCheckEnabled } from '../config.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -87,7 +88,7 @@ export const JSON_TYPE = /^application\/([\w.-]+\+)?json\b/;
  * as a 500 naming the route and the issues, like an MCP tool's output check (src/mcp/call.ts).
  * Production does not wrap anything: the check costs nothing there.
  */
-export function withResponseCheck(routes: RouteSpec<any, any>[], enabled = process.env.RESPONSE_CHECK === '1'): RouteSpec<any, any>[] {
+export function withResponseCheck(routes: RouteSpec<any, any>[], enabled = responseCheckEnabled()): RouteSpec<any, any>[] {
   if (!enabled) return routes;
   return routes.map((route) => {
     const schema = route.response;

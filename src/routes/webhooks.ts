@@ -9,6 +9,7 @@ import { defineRoute, type RequestContext } from '../http/route.js';
 import { validate } from '../http/validate.js';
 import { verifySvix } from '../providers/identityWebhook.js';
 import { verifyStripeSignature } from '../providers/stripe.js';
+import { applyOnce } from '../domain/platform/webhookEvents.js';
 
 /** The signed bytes: the body exactly as received. */
 function signedPayloads(ctx: RequestContext<unknown, unknown>): string[] {
@@ -98,17 +99,11 @@ export const webhookRoutes = [
       if (!check.ok) throw unauthorizedWebhook(check.reason);
       const { services } = ctx;
       const body = parseAfterVerification(IdentityEventBody, ctx.body);
-      const [fresh] = await services.db.query<{ event_id: string }>(
-        `insert into webhook_events (provider, event_id) values ('identity', $1) on conflict do nothing returning event_id`,
-        [check.id],
+      // A type we do not handle is answered, and its id recorded like any other.
+      const once = await applyOnce(services.db, 'identity', check.id, async () =>
+        body.type === 'user.created' ? handleUserCreated(ctx, body) : { body: { received: true, ignored: body.type } },
       );
-      if (!fresh) return { body: { received: true, duplicate: true } };
-      if (body.type !== 'user.created') return { body: { received: true, ignored: body.type } };
-      return handleUserCreated(ctx, body).catch(async (err) => {
-        // Not applied: forget the message id so the provider's retry is processed.
-        await services.db.query(`delete from webhook_events where provider = 'identity' and event_id = $1`, [check.id]).catch(() => undefined);
-        throw err;
-      });
+      return once.duplicate ? { body: { received: true, duplicate: true } } : once.value;
     },
   }),
 ];

@@ -48,6 +48,20 @@ describe('architecture boundaries', () => {
     expect(leaks).toEqual([]);
   });
 
+  it('keeps the surfaces apart: MCP tools never import routes, routes never import MCP tools', () => {
+    const crossing = [...edges].flatMap(([f, es]) =>
+      es
+        .filter((e) => (f.startsWith('src/mcp/tools/') && e.to.startsWith('src/routes/')) || (f.startsWith('src/routes/') && e.to.startsWith('src/mcp/tools/')))
+        .map((e) => `${f} -> ${e.to}`),
+    );
+    expect(crossing).toEqual([]);
+  });
+
+  it('keeps SQL in the domain and the store: no query in a route or an MCP tool', () => {
+    const sql = sources.filter((f) => (f.startsWith('src/routes/') || f.startsWith('src/mcp/tools/')) && /\.(query|unsafe)\s*(<[^>]*>)?\(|\bsql`/.test(text.get(f)!));
+    expect(sql).toEqual([]);
+  });
+
   it('keeps HTTP out of the domain: use cases throw DomainErrors, never HttpErrors', () => {
     const leaks = sources.filter((f) => f.startsWith('src/domain/') && /from '[./]+\/http\//.test(text.get(f)!));
     expect(leaks).toEqual([]);

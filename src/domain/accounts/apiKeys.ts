@@ -272,3 +272,28 @@ export async function rebindApiKey(db: Queryable, userId: string, keyId: string,
   const row = await updateApiKey(db, userId, keyId, { projectId });
   return row ? { kind: 'ok', row } : { kind: 'not-found' };
 }
+
+/** KeyListItem: everything about a key except its secret. */
+export function keyListItem(row: ApiKeyRow) {
+  return {
+    key_id: row.key_id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    plan: row.plan,
+    environment: row.environment,
+    status: row.status,
+    default_model: row.default_model,
+    monthly_quota: row.monthly_quota,
+    enforce_quota: row.enforce_quota,
+    quota_alert_state: row.quota_alert_state,
+    quota_period_start: row.quota_period_start,
+    project_id: row.project_id,
+    scopes: row.scopes,
+    replaces_key_id: row.replaces_key_id,
+    replaced_by_key_id: row.replaced_by_key_id,
+    expires_at: row.expires_at,
+    revoked_at: row.revoked_at,
+    last_used_at: row.last_used_at,
+    created_at: row.created_at,
+  };
+}

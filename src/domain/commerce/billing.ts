@@ -9,6 +9,7 @@ import { audit } from '../accounts/audit.js';
 import type { Commerce } from './commerce.js';
 import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
 import { iso, isoFromSeconds, nowIso } from '../../lib/time.js';
+import { applyOnce } from '../platform/webhookEvents.js';
 
 // ---------------------------------------------------------------------------------------------
 // Overage math (spec): Pro and Team: overage = max(0, used - included); cost = overage x
@@ -316,18 +317,8 @@ async function userForCustomer(db: Queryable, customer: string | null, metadataU
 
 /** Applies one verified provider event; returns what happened (for the webhook's answer). */
 export async function applyStripeEvent(services: Services, commerce: Commerce, event: StripeEvent): Promise<{ applied: boolean; duplicate: boolean; reason?: string }> {
-  const [fresh] = await services.db.query<{ event_id: string }>(
-    `insert into webhook_events (provider, event_id) values ('stripe', $1) on conflict do nothing returning event_id`,
-    [event.id],
-  );
-  if (!fresh) return { applied: false, duplicate: true };
-  try {
-    return await applyFresh(services, commerce, event);
-  } catch (err) {
-    // Not applied: forget the id so the provider's retry is processed.
-    await services.db.query(`delete from webhook_events where provider = 'stripe' and event_id = $1`, [event.id]).catch(() => undefined);
-    throw err;
-  }
+  const once = await applyOnce(services.db, 'stripe', event.id, () => applyFresh(services, commerce, event));
+  return once.duplicate ? { applied: false, duplicate: true } : once.value;
 }
 
 async function applyFresh(services: Services, commerce: Commerce, event: StripeEvent): Promise<{ applied: boolean; duplicate: boolean; reason?: string }> {

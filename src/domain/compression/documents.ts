@@ -358,6 +358,12 @@ export async function getNodes(db: Queryable, userId: string, id: string, nodeId
   );
 }
 
+/** How many of a user's ingested documents were last updated more than a week ago (check_environment). */
+export async function staleDocumentCount(db: Queryable, userId: string): Promise<number> {
+  const [row] = await db.query<{ n: number }>(`select count(*)::int as n from documents where user_id = $1 and updated_at < now() - interval '7 days'`, [userId]);
+  return row!.n;
+}
+
 export async function listDocuments(db: Queryable, userId: string, limit: number, offset: number): Promise<{ rows: DocumentRow[]; total: number }> {
   const rows = await db.query<DocumentRow>(
     `select ${DOC_COLUMNS} from documents where user_id = $1 order by created_at desc, id limit $2 offset $3`,

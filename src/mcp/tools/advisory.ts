@@ -8,17 +8,14 @@ import { defineTool } from '../tool.js';
 import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
 import { tokensOf } from './tokens.js';
 import { blob, int } from './outputsA.js';
+import { tokensUsed } from '../../domain/accounts/tokenBudget.js';
+import { staleDocumentCount } from '../../domain/compression/documents.js';
 
 function windowOf(args: { context_window?: number; model?: string }): number {
   const window = args.context_window ?? contextWindowFor(args.model);
   if (!window) throw invalidInput('Give context_window, or a model whose window is known', [{ loc: ['context_window'], msg: 'Required for this model', type: 'missing' }]);
   return window;
 }
-
-const PERIOD_START_SQL = {
-  daily: "date_trunc('day', now())",
-  monthly: "date_trunc('month', now())",
-} as const;
 
 export const advisoryTools = [
   defineTool({
@@ -130,26 +127,7 @@ export const advisoryTools = [
     async handler(args, { services, principal, session }) {
       const monthly = MONTHLY_TOKEN_BUDGET[principal.plan];
       const budget = args.budget_tokens ?? (monthly === null ? null : args.scope === 'monthly' ? monthly : args.scope === 'daily' ? Math.round(monthly / 30) : Math.round(monthly / 100));
-      let used: number;
-      let elapsedShare: number;
-      if (args.scope === 'session') {
-        const [row] = await services.db.query<{ used: number }>(
-          `select coalesce(sum(input_tokens), 0)::int as used from usage_events where user_id = $1 and created_at >= $2`,
-          [principal.userId, new Date(session.createdAt)],
-        );
-        used = row!.used;
-        elapsedShare = 1;
-      } else {
-        const [row] = await services.db.query<{ used: number; elapsed: number }>(
-          `select coalesce(sum(input_tokens), 0)::int as used,
-                  extract(epoch from now() - ${PERIOD_START_SQL[args.scope]})
-                    / extract(epoch from (${PERIOD_START_SQL[args.scope]} + interval '1 ${args.scope === 'daily' ? 'day' : 'month'}') - ${PERIOD_START_SQL[args.scope]}) as elapsed
-             from usage_events where user_id = $1 and created_at >= ${PERIOD_START_SQL[args.scope]}`,
-          [principal.userId],
-        );
-        used = row!.used;
-        elapsedShare = Math.max(Number(row!.elapsed), 1 / 1440);
-      }
+      const { used, elapsedShare } = await tokensUsed(services.db, principal.userId, args.scope === 'session' ? { scope: 'session', since: new Date(session.createdAt) } : { scope: args.scope });
       const projected = args.scope === 'session' ? used : Math.round(used / elapsedShare);
       const ratio = budget ? used / budget : 0;
       const alert = budget === null ? 'none' : ratio >= 1 ? 'exceeded' : ratio >= 0.9 ? 'critical' : ratio >= 0.75 ? 'warning' : 'ok';
@@ -186,10 +164,8 @@ export const advisoryTools = [
       const disk = await dataDisk(services);
       const mem = process.memoryUsage();
       const hitRate = services.metrics.cacheHitRate();
-      const stale = await services.db
-        .query<{ n: number }>(`select count(*)::int as n from documents where user_id = $1 and updated_at < now() - interval '7 days'`, [principal.userId])
-        .then((r) => r[0]!.n)
-        .catch(() => 0);
+      // A database that cannot answer leaves this one recommendation out, not the whole check.
+      const stale = await staleDocumentCount(services.db, principal.userId).catch(() => 0);
       const freeDisk = disk ? disk.free_bytes : null;
       const recommendations: string[] = [];
       if (freeDisk !== null && freeDisk < 1024 ** 3) recommendations.push('Less than 1 GiB of disk left for the data folder.');
