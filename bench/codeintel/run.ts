@@ -12,9 +12,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createProject } from '../../src/domain/accounts/projects.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createProject } from '../../src/domain/identity/projects.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { createLogger } from '../../src/lib/log.js';
 
 const QUERIES = Number(process.env.BENCH_QUERIES ?? sized(1000, 2));

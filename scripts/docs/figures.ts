@@ -10,6 +10,7 @@ import { buildAgentCard } from '../../src/mcp/agentCard.js';
 import { allTools, toolList } from '../../src/mcp/registry.js';
 import { CORE_TOOLS, toolsetNames } from '../../src/mcp/toolsets.js';
 import { countTokens } from '../../workers/shared/tokens.js';
+import { renderDomainAreas } from './domainAreas.js';
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
@@ -45,6 +46,7 @@ export function renderAgentCardFigures(): string {
 export const FIGURES: { doc: string; marker: string; render: () => string }[] = [
   { doc: 'docs/clients.md', marker: 'toolsets', render: renderToolsetTable },
   { doc: 'docs/clients.md', marker: 'agent-card', render: renderAgentCardFigures },
+  { doc: 'docs/architecture.md', marker: 'domain-areas', render: renderDomainAreas },
 ];
 
 /** The doc's text with the block between `<!-- marker:start -->` and `<!-- marker:end -->` replaced. */

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import { unauthorized } from '../http/errors.js';
-import { findActiveKeyByHash } from '../domain/accounts/apiKeys.js';
-import { upsertExternalUser } from '../domain/accounts/users.js';
+import { findActiveKeyByHash } from '../domain/identity/apiKeys.js';
+import { upsertExternalUser } from '../domain/identity/users.js';
 import { isPlan } from './plans.js';
 import { hashToken, JWT_PATTERN, jwtEnabled, verifyIdentityToken } from './jwt.js';
 import { hashApiKey, KEY_PATTERN } from './keys.js';

@@ -1,8 +1,8 @@
 import type { Principal } from '../auth/principal.js';
 import type { TaskInput, TaskName, TaskOutput } from '../pool/pool.js';
 import type { Services } from '../services.js';
-import type { UsageEventInput, UsageMethod } from './accounts/usage.js';
-import { enforceQuota } from './accounts/quota.js';
+import type { UsageEventInput, UsageMethod } from './metering/usage.js';
+import { enforceQuota } from './metering/quota.js';
 import { recordPaymentInBackground } from './commerce/payments.js';
 import { runTask, type ComputeOptions } from './compute.js';
 import { asDomainError } from './errors.js';

@@ -1,6 +1,6 @@
 // Account settings (not in the interface spec; docs/decisions.md "Account privacy settings").
 import { z } from 'zod';
-import { getPrivacySettings, updatePrivacySettings } from '../domain/accounts/privacy.js';
+import { getPrivacySettings, updatePrivacySettings } from '../domain/identity/privacy.js';
 import { defineRoute } from '../http/route.js';
 import { auditRoute } from './governance.js';
 

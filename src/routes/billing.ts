@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
-import { audit, type AuditTarget } from '../domain/accounts/audit.js';
+import { audit, type AuditTarget } from '../domain/audit/audit.js';
 import { computeOverage, planPricing, createCheckout, createPortal, currentPeriod, listOrders, meterUsage, subscriptionInfo, usedUnits } from '../domain/commerce/billing.js';
 import { httpReplyOf } from '../http/errors.js';
 import { invalid } from '../domain/errors.js';

@@ -1,5 +1,5 @@
 import { MCP_SCOPES } from '../auth/scopes.js';
-import { signingKeys } from '../domain/accounts/signingKeys.js';
+import { signingKeys } from '../domain/identity/signingKeys.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute } from '../http/route.js';
 import { buildAgentCard, legacyAgentCard } from '../mcp/agentCard.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audit, listAudit, type AuditTarget } from '../domain/accounts/audit.js';
+import { audit, listAudit, type AuditTarget } from '../domain/audit/audit.js';
 import { httpReplyOf } from '../http/errors.js';
 import { defineRoute, type Reply, type RequestContext, type RouteSpec } from '../http/route.js';
 import { int, isoTime } from './schemas.js';

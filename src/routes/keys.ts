@@ -13,10 +13,10 @@ import {
   projectForKey,
   updateApiKey,
   type RotateOutcome,
-} from '../domain/accounts/apiKeys.js';
-import { consumeConfirmToken, createConfirmToken, findConfirmToken, type ConfirmTokenRow } from '../domain/accounts/confirmTokens.js';
-import { requireOwnedProject } from '../domain/accounts/projects.js';
-import { getUser } from '../domain/accounts/users.js';
+} from '../domain/identity/apiKeys.js';
+import { consumeConfirmToken, createConfirmToken, findConfirmToken, type ConfirmTokenRow } from '../domain/identity/confirmTokens.js';
+import { requireOwnedProject } from '../domain/identity/projects.js';
+import { getUser } from '../domain/identity/users.js';
 import { conflict, forbidden, gone, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import type { Queryable } from '../store/db.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audit } from '../domain/accounts/audit.js';
+import { audit } from '../domain/audit/audit.js';
 import { createLead } from '../domain/commerce/leads.js';
 import { defineRoute } from '../http/route.js';
 import { isoTime } from './schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audit } from '../domain/accounts/audit.js';
+import { audit } from '../domain/audit/audit.js';
 import { checkLicense, generateLicense } from '../domain/commerce/licenses.js';
 import { recordMeteringReport } from '../domain/commerce/metering.js';
 import { HttpError } from '../http/errors.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/accounts/profiles.js';
+import { createProfile, deleteProfile, getProfile, listProfiles, updateProfile, type ProfileRow } from '../domain/identity/profiles.js';
 import { invalidInput, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { FIDELITIES } from '../../workers/shared/fidelity.js';

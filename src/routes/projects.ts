@@ -8,7 +8,7 @@ import {
   projectUsage,
   updateProject,
   type ProjectRow,
-} from '../domain/accounts/projects.js';
+} from '../domain/identity/projects.js';
 import { notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { int, isoTime } from './schemas.js';
@@ -32,7 +32,7 @@ const Project = z.object({
   created_at: isoTime,
   updated_at: isoTime,
 });
-/** ProjectUsage (domain/accounts/projects.ts); token sums are int8 columns. */
+/** ProjectUsage (domain/identity/projects.ts); token sums are int8 columns. */
 const ProjectUsage = z.object({
   current_period_compressions: int,
   total_compressions: int,

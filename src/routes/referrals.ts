@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { audit } from '../domain/accounts/audit.js';
+import { audit } from '../domain/audit/audit.js';
 import { claimReferral, existingCode, listReferrals, referralCode, referralStats } from '../domain/commerce/referrals.js';
 import { conflict, invalid, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';

@@ -13,7 +13,7 @@ import {
   usageByTool,
   usageHistory,
   type EventRow,
-} from '../domain/accounts/analytics.js';
+} from '../domain/analytics/analytics.js';
 import { forbidden, notFound } from '../domain/errors.js';
 import { defineRoute } from '../http/route.js';
 import { PLANS } from '../auth/plans.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { audit } from '../domain/accounts/audit.js';
+import { audit } from '../domain/audit/audit.js';
 import { applyStripeEvent, type StripeEvent } from '../domain/commerce/billing.js';
 import { claimReferral } from '../domain/commerce/referrals.js';
-import { upsertExternalUser } from '../domain/accounts/users.js';
+import { upsertExternalUser } from '../domain/identity/users.js';
 import { HttpError } from '../http/errors.js';
 import { unavailable } from '../domain/errors.js';
 import { defineRoute, type RequestContext } from '../http/route.js';

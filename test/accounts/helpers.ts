@@ -4,8 +4,8 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'j
 import { startApp, type RunningApp } from '../../src/app.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { loadConfig, type Config } from '../../src/config.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { createLogger } from '../../src/lib/log.js';
 import type { TestServer } from '../helpers/server.js';
 

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConfirmToken } from '../../src/domain/accounts/confirmTokens.js';
+import { createConfirmToken } from '../../src/domain/identity/confirmTokens.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { jwtConfig, makeUser, startIdp, type TestIdp } from './helpers.js';
 

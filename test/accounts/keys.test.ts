@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { enforceQuota, quotaStatus, currentQuotaPeriod } from '../../src/domain/accounts/quota.js';
-import { recordUsageEvent } from '../../src/domain/accounts/usage.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { enforceQuota, quotaStatus, currentQuotaPeriod } from '../../src/domain/metering/quota.js';
+import { recordUsageEvent } from '../../src/domain/metering/usage.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { DomainError } from '../../src/domain/errors.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
@@ -295,7 +295,7 @@ describe(`database unavailable (${DB_KIND})`, () => {
 
 describe(`MCP key-tool helpers (${DB_KIND})`, () => {
   it('mint: default expiry 30 days, max 365, caller\'s current plan; revoke/rebind: cross-user is forbidden', async () => {
-    const { mintApiKey, revokeApiKeyStrict, rebindApiKey } = await import('../../src/domain/accounts/apiKeys.js');
+    const { mintApiKey, revokeApiKeyStrict, rebindApiKey } = await import('../../src/domain/identity/apiKeys.js');
     const db = server.app.services.db;
     const principal: Principal = { userId: other.userId, plan: 'pro', isAdmin: false, keyId: other.keyId, environment: 'production', projectId: null, via: 'api_key' };
     const minted = await mintApiKey(db, principal, {});

@@ -1,9 +1,9 @@
 // Usage previews stored verbatim before previews were redacted (issue 45) are redacted once at start
-// (src/domain/accounts/previewRedaction.ts): full credentials, and one cut short by the old
+// (src/domain/metering/previewRedaction.ts): full credentials, and one cut short by the old
 // 100-character cut; clean previews are left as they are; the pass is recorded and not run again.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPreviewRedaction } from '../../src/domain/accounts/previewRedaction.js';
+import { startPreviewRedaction } from '../../src/domain/metering/previewRedaction.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 
 let server: TestServer;

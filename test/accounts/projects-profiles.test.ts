@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { recordUsageEvent } from '../../src/domain/accounts/usage.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { recordUsageEvent } from '../../src/domain/metering/usage.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser } from './helpers.js';
 

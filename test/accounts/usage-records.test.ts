@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 

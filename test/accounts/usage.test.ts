@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import type { Queryable } from '../../src/store/db.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeUser } from './helpers.js';

@@ -6,7 +6,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/auth/keys.js';
-import { CSV_COLUMNS, type ExportRow } from '../../src/domain/accounts/teamExport.js';
+import { CSV_COLUMNS, type ExportRow } from '../../src/domain/analytics/teamExport.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs, newKey } from '../helpers/users.js';

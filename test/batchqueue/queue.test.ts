@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { hashApiKey } from '../../src/auth/keys.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import { loadConfig } from '../../src/config.js';
 import { createJob, QUEUE_MAX_DOCUMENT_CHARS, QUEUE_MAX_DOCUMENTS } from '../../src/domain/batchQueue/jobs.js';
 import { call, connectMcp } from '../helpers/mcp.js';

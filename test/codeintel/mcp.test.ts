@@ -2,8 +2,8 @@
 // deleted, bad input), every registered query tool, errors, owner scoping, plan gate.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createProject } from '../../src/domain/accounts/projects.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createProject } from '../../src/domain/identity/projects.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { makeTenant } from '../kb/helpers.js';

@@ -173,7 +173,7 @@ describe(`licenses and metering (${DB_KIND})`, () => {
     const foreign = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
     const forged = await new SignJWT({ plan: 'enterprise', seats: 1 }).setProtectedHeader({ alg: 'EdDSA', kid: 'x', typ: 'gc-license+jwt' }).setSubject(gen.json.license_id).setExpirationTime('1d').sign(foreign.privateKey);
     expect((await server.request('POST', '/v1/licenses/validate', { key: null, body: { license_key: forged } })).json).toMatchObject({ valid: false, reason: 'unknown_signing_key' });
-    const { signingKeys } = await import('../../src/domain/accounts/signingKeys.js');
+    const { signingKeys } = await import('../../src/domain/identity/signingKeys.js');
     const [own] = await signingKeys(server.app.services.db);
     const expired = await new SignJWT({ plan: 'enterprise', seats: 1 })
       .setProtectedHeader({ alg: 'EdDSA', kid: own!.kid, typ: 'gc-license+jwt' })

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { Plan } from '../../src/auth/plans.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import type { Commerce, CommerceSettings } from '../../src/domain/commerce/commerce.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
 

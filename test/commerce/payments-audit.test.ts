@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit } from '../../src/domain/accounts/audit.js';
+import { audit } from '../../src/domain/audit/audit.js';
 import { recordPaymentInBackground, recordPaymentSignature, signPaymentPayload } from '../../src/domain/commerce/payments.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { DB_KIND, type TestServer } from '../helpers/server.js';

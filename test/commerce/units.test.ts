@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { computeOverage, planPricing } from '../../src/domain/commerce/billing.js';
 import { backoffMs } from '../../src/domain/commerce/outbox.js';
 import { parsePaymentHeaders, signPaymentPayload } from '../../src/domain/commerce/payments.js';
-import { sanitizeDetail } from '../../src/domain/accounts/audit.js';
+import { sanitizeDetail } from '../../src/domain/audit/audit.js';
 import { signSvix, verifySvix } from '../../src/providers/identityWebhook.js';
 import { parseForm } from '../../src/providers/localStripe.js';
 import { formEncode, signStripePayload, verifyStripeSignature } from '../../src/providers/stripe.js';

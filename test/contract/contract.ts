@@ -64,7 +64,9 @@ export const t = {
  * (src/mcp/call.ts onTheWire: the SDK client would check structuredContent against the schema), others in
  * structuredContent too.
  */
-export function toolErrorOf(result: { structuredContent?: unknown; content?: unknown }): string | undefined {
+export function toolErrorOf(callResult: object): string | undefined {
+  // The SDK's callTool result is a union (a task result has neither field), hence `object`.
+  const result = callResult as { structuredContent?: unknown; content?: unknown };
   const text = (result.content as { type: string; text?: string }[] | undefined)?.find((p) => p.type === 'text')?.text;
   const data = (result.structuredContent ?? (text ? JSON.parse(text) : undefined)) as { error?: string } | undefined;
   return data?.error;

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { signPaymentPayload } from '../../src/domain/commerce/payments.js';
 import { jwtConfig, startIdp, type TestIdp } from '../accounts/helpers.js';
 import { connectMcp } from '../helpers/mcp.js';

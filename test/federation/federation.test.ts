@@ -3,8 +3,8 @@
 // claim/complete endpoints, and a2a.task.status webhooks. Two real instances: two-instances.test.ts.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { resultHash } from '../../src/domain/federation/jws.js';
 import { verifySignature } from '../../src/domain/federation/webhooks.js';
 import { call, connectMcp } from '../helpers/mcp.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Plan } from '../../src/auth/plans.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { connectMcp } from './mcp.js';
 import type { TestServer } from './server.js';
 

@@ -1,6 +1,6 @@
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createProject } from '../../src/domain/accounts/projects.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createProject } from '../../src/domain/identity/projects.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import type { TestServer } from '../helpers/server.js';
 

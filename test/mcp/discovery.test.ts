@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signingKeys } from '../../src/domain/accounts/signingKeys.js';
+import { signingKeys } from '../../src/domain/identity/signingKeys.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { EXTENSION_TOOLS, SPEC_CATALOGUE } from '../../src/mcp/catalogue.js';
 import { allTools } from '../../src/mcp/registry.js';

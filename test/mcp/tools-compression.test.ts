@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { decode as toonDecode, encode as toonEncode } from '@toon-format/toon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import { shortenDescription } from '../../src/domain/compression/manifest.js';
 import { decodeMetaTokens, encodeMetaTokens } from '../../workers/tools/metaTokens.js';
 import { preserveOriginal } from '../../src/domain/compression/originals.js';
 import { compressToolOutput, extractIdentifiers } from '../../workers/tools/toolOutput.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 

@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import { evidenceFor, splitIntoNodes } from '../../src/domain/compression/documents.js';
 import { FetchRefusedError, fetchPublicHttps, isPublicAddress, vetHost } from '../../src/domain/platform/ssrf.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 

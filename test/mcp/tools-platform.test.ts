@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import { internalTokenMatches } from '../../src/domain/platform/benchmarks.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 

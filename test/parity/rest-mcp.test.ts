@@ -3,9 +3,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Plan } from '../../src/auth/plans.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createProject } from '../../src/domain/accounts/projects.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createProject } from '../../src/domain/identity/projects.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { runTask } from '../../src/domain/compute.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';

@@ -3,7 +3,7 @@
 // so no credential-looking literal sits in the repository, and each is planted inside prose.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { inputPreview } from '../../src/domain/accounts/usage.js';
+import { inputPreview } from '../../src/domain/metering/usage.js';
 import { redactSecrets, SECRET_SHAPES } from '../../src/lib/redactSecrets.js';
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';

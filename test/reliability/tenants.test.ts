@@ -3,8 +3,8 @@
 // real resources and must answer 404 / not_found (or the spec's 403 where it names one). A new route
 // or tool with an id joins by being registered; a new id kind fails here until it has a fixture.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { preserveOriginal } from '../../src/domain/compression/originals.js';
 import { allTools } from '../../src/mcp/registry.js';
 import { allRoutes } from '../../src/routes/index.js';

@@ -2,8 +2,8 @@
 // no stickiness (docs/deployment.md). PostgreSQL path only; skipped with the reason otherwise.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { connectMcp } from '../helpers/mcp.js';
 import { freshDatabase } from '../helpers/server.js';

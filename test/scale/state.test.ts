@@ -3,9 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createProject } from '../../src/domain/accounts/projects.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createProject } from '../../src/domain/identity/projects.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { createLogger } from '../../src/lib/log.js';
 import { DB_KIND, freshDatabase, sampleDocument } from '../helpers/server.js';
 import { REDIS_URL, skipReason } from './cluster.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runTask } from '../../src/domain/compute.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 

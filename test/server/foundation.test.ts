@@ -164,7 +164,7 @@ describe(`foundation (${DB_KIND})`, () => {
     const unknown = await server.request('DELETE', '/v1/keys/key_doesnotexist');
     expect(unknown.status).toBe(404);
 
-    const { createApiKey } = await import('../../src/domain/accounts/apiKeys.js');
+    const { createApiKey } = await import('../../src/domain/identity/apiKeys.js');
     const [owner] = await server.app.services.db.query<{ id: string }>('select id from users where is_admin limit 1');
     const userId = owner!.id;
     const expired = await createApiKey(server.app.services.db, { userId, plan: 'pro', expiresAt: new Date(Date.now() - 1000) });

@@ -2,9 +2,9 @@
 // and a usage batch that must never fail as a whole.
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { insertUsageEvents } from '../../src/domain/accounts/usage.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { insertUsageEvents } from '../../src/domain/metering/usage.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
@@ -154,7 +154,7 @@ describe(`auth before the body (${DB_KIND})`, () => {
 describe(`project-bound keys stay in their project (${DB_KIND})`, () => {
   it('a project-bound key creates keys of its own project only, over REST and MCP', async () => {
     const db = server.app.services.db;
-    const { createProject } = await import('../../src/domain/accounts/projects.js');
+    const { createProject } = await import('../../src/domain/identity/projects.js');
     const user = await createUser(db, { plan: 'team', name: 'bound' });
     const mine = await createProject(db, user.id, { name: 'mine' });
     const other = await createProject(db, user.id, { name: 'other' });

@@ -3,8 +3,8 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp, ok, fails } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
 import { connectAs, newKey } from '../helpers/users.js';

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -3,8 +3,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { createApiKey } from '../../src/domain/accounts/apiKeys.js';
-import { createUser } from '../../src/domain/accounts/users.js';
+import { createApiKey } from '../../src/domain/identity/apiKeys.js';
+import { createUser } from '../../src/domain/identity/users.js';
 import type { Plan } from '../../src/auth/plans.js';
 import { LocalSearchServer } from '../../src/providers/search/localServer.js';
 import { call, connectMcp } from '../helpers/mcp.js';

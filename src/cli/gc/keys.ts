@@ -57,8 +57,8 @@ function lockedAdvice(err: import('../../store/dataDirLock.js').DataDirLockedErr
 /** The operator's commands on the database (no server). */
 export async function localKeys(command: string, keyId: string | undefined, opts: KeyOptions): Promise<unknown> {
   const [{ createApiKey, listApiKeys, revokeApiKey }, { createUser }, { isPlan }] = await Promise.all([
-    import('../../domain/accounts/apiKeys.js'),
-    import('../../domain/accounts/users.js'),
+    import('../../domain/identity/apiKeys.js'),
+    import('../../domain/identity/users.js'),
     import('../../auth/plans.js'),
   ]);
   switch (command) {

@@ -13,7 +13,7 @@ import type { RunSettings } from '../../config.js';
 import type { Logger } from '../../lib/log.js';
 import { storableText } from '../../lib/text.js';
 import type { Services } from '../../services.js';
-import { USAGE_EVENT_COLUMNS, usageRowJson, type UsageEventInput } from '../accounts/usage.js';
+import { USAGE_EVENT_COLUMNS, usageRowJson, type UsageEventInput } from '../metering/usage.js';
 import { Call, statusOf } from '../call.js';
 import { compressText } from '../compression/text.js';
 import { asDomainError } from '../errors.js';

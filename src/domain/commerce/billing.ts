@@ -5,7 +5,7 @@ import { ProviderRequestError, ProviderUnavailableError, type StripeSubscription
 import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { ifAdvisoryLockFree } from '../../store/advisoryLock.js';
-import { audit } from '../accounts/audit.js';
+import { audit } from '../audit/audit.js';
 import type { Commerce } from './commerce.js';
 import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
 import { iso, isoFromSeconds, nowIso } from '../../lib/time.js';

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import type { Db, Queryable } from '../../store/db.js';
 import { enqueueEmail } from './outbox.js';
-import { signingKeys } from '../accounts/signingKeys.js';
+import { signingKeys } from '../identity/signingKeys.js';
 import { iso } from '../../lib/time.js';
 
 /**

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { CompactSign, compactVerify, decodeProtectedHeader, importJWK, type JWK } from 'jose';
 import type { Db } from '../../store/db.js';
-import { signingKeys } from '../accounts/signingKeys.js';
+import { signingKeys } from '../identity/signingKeys.js';
 
 /** Signs a JSON payload with the service's first active key. */
 export async function signPayload(db: Db, payload: Record<string, unknown>): Promise<string> {

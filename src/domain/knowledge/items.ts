@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Principal } from '../../auth/principal.js';
 import { conflict, notFound, notImplemented } from '../errors.js';
 import type { Queryable } from '../../store/db.js';
-import { getProject, type ProjectRow } from '../accounts/projects.js';
+import { getProject, type ProjectRow } from '../identity/projects.js';
 import { iso } from '../../lib/time.js';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

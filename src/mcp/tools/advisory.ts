@@ -8,7 +8,7 @@ import { defineTool } from '../tool.js';
 import { contextLevel, MONTHLY_TOKEN_BUDGET } from './budget.js';
 import { tokensOf } from './tokens.js';
 import { blob, int } from './outputsA.js';
-import { tokensUsed } from '../../domain/accounts/tokenBudget.js';
+import { tokensUsed } from '../../domain/metering/tokenBudget.js';
 import { staleDocumentCount } from '../../domain/compression/documents.js';
 
 function windowOf(args: { context_window?: number; model?: string }): number {

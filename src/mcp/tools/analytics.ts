@@ -3,7 +3,7 @@ import { defineTool } from '../tool.js';
 import { int, rows } from './outputsA.js';
 import { countTokens } from '../../domain/compression/tokens.js';
 import { estimateModelCost } from '../../domain/platform/costs.js';
-import { calculateRoi, compressionInsights, discoverSavings, savingsInline, savingsReport } from '../../domain/accounts/savings.js';
+import { calculateRoi, compressionInsights, discoverSavings, savingsInline, savingsReport } from '../../domain/analytics/savings.js';
 
 const days = z.number().int().min(1).max(365).default(30);
 const pricingModel = z.string().min(1).max(100).optional().describe('Price tokens at this model (default: your most used priced model)');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MINT_MAX_EXPIRY_DAYS, mintApiKey, projectForKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/accounts/apiKeys.js';
-import { keyListItem } from '../../domain/accounts/apiKeys.js';
+import { MINT_MAX_EXPIRY_DAYS, mintApiKey, projectForKey, rebindApiKey, revokeApiKeyStrict, type StrictKeyOutcome } from '../../domain/identity/apiKeys.js';
+import { keyListItem } from '../../domain/identity/apiKeys.js';
 import { DomainError, invalid, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 import { int, when } from './outputsB.js';

@@ -8,7 +8,7 @@ import {
 } from '../../domain/knowledge/service.js';
 import { grantShare, shareResponse } from '../../domain/knowledge/shares.js';
 import { DomainError, invalidInput } from '../../domain/errors.js';
-import { defaultProjectId } from '../../domain/accounts/projects.js';
+import { defaultProjectId } from '../../domain/identity/projects.js';
 import { defineTool, type ToolContext } from '../tool.js';
 import { anyObject, int } from './outputsB.js';
 

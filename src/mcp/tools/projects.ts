@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createProject, ensureDefaultProject, listProjects, projectContents, projectUsage, requireOwnedProject, type ProjectRow } from '../../domain/accounts/projects.js';
+import { createProject, ensureDefaultProject, listProjects, projectContents, projectUsage, requireOwnedProject, type ProjectRow } from '../../domain/identity/projects.js';
 import { defineTool } from '../tool.js';
 import { int, when } from './outputsB.js';
 

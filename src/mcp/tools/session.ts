@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTool } from '../tool.js';
 import { COMPRESSION_PROFILES } from './profiles.js';
 import { countTokensMany } from '../../domain/compression/tokens.js';
-import { sessionActivity } from '../../domain/accounts/sessionActivity.js';
+import { sessionActivity } from '../../domain/metering/sessionActivity.js';
 
 export const sessionTools = [
   defineTool({

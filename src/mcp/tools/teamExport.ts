@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EXPORT_FORMATS, EXPORT_MAX_ROWS, exportRows, renderCsv, renderPrometheus, totals } from '../../domain/accounts/teamExport.js';
+import { EXPORT_FORMATS, EXPORT_MAX_ROWS, exportRows, renderCsv, renderPrometheus, totals } from '../../domain/analytics/teamExport.js';
 import { invalid } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 import { int } from './outputsB.js';
