@@ -25,7 +25,7 @@ export const AREA_PURPOSE: Record<string, string> = {
   ingest: 'ingestion of documents, transcripts and timelines',
   knowledge: 'the Knowledge Hub: items, versions, query, shares, uploads',
   memory: 'agent memory: facts, context, hand-offs, compiled knowledge',
-  metering: 'usage events (the journal, group commit), quota and savings figures',
+  metering: 'usage events (the journal, group commit), quota, token budgets, session activity, preview redaction',
   plans: 'agent plans and tasks',
   platform: 'platform services: benchmarks, client configuration, costs, leases, outside fetch (SSRF-safe)',
   prompts: 'prompt templates, datasets and experiments',
