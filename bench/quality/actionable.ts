@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { compressText } from '../../workers/text/index.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
+import { sized } from '../lib/smoke.js';
 
 /** Written apart from the engine's own pattern (workers/text/details.ts), so the engine is not graded by its own rule. */
 const ACT = new RegExp(
@@ -45,9 +46,10 @@ function readmes(): string[] {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const texts = args.includes('--readmes') ? readmes() : docSections();
+  const all = args.includes('--readmes') ? readmes() : docSections();
+  const texts = sized(all, all.slice(0, 2));
   const levels = args.filter((a) => !a.startsWith('--')) as Fidelity[];
-  for (const level of levels.length ? levels : (['balanced', 'detailed'] as Fidelity[])) {
+  for (const level of levels.length ? levels : sized<Fidelity[]>(['balanced', 'detailed'], ['balanced'])) {
     let kept = 0, total = 0, savings = 0, n = 0;
     for (const text of texts) {
       const facts = new Set(text.match(ACT) ?? []);

@@ -25,8 +25,6 @@ interface Bench {
   timeout?: number;
 }
 
-/** bench/quality is being reworked by its owner; these get their BENCH_SMOKE sizes there. */
-const QUALITY_PENDING = 'no smoke configuration yet (bench/quality is being reworked; BENCH_SMOKE sizes requested)';
 const python = () => (spawnSync('python3', ['--version']).status === 0 ? null : 'needs python3 (its standard library is the corpus)');
 
 /** Every entry point under bench/, with how its smoke run is made. */
@@ -60,11 +58,11 @@ const BENCHES: Record<string, Bench> = {
   'bench/mcp/transport.ts': {},
   'bench/memory/run.ts': { postgres: true }, // PostgreSQL at 1, 2 and 4 pool threads against PGlite
   'bench/overload/run.ts': {},
-  'bench/quality/actionable.ts': { skip: QUALITY_PENDING },
+  'bench/quality/actionable.ts': {},
   'bench/quality/clauses.ts': {},
   'bench/quality/oracle.ts': {},
   'bench/quality/properties.ts': { args: ['--sample', '1'] },
-  'bench/quality/run.ts': { skip: QUALITY_PENDING },
+  'bench/quality/run.ts': {},
   'bench/scale/run.ts': { postgres: true, skip: scaleSkipReason }, // instances behind HAProxy on PostgreSQL and Redis
   'bench/soak/run.ts': {},
 };
