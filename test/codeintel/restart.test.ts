@@ -67,5 +67,7 @@ describe(`code index across a process restart (${DB_KIND})`, () => {
     } finally {
       await second.close();
     }
-  });
+    // Two starts on a data folder made here: on PGlite the first creates and migrates a cluster (tens of
+    // seconds of CPU on a busy 2-core machine). A guard against a stuck test, not a speed claim.
+  }, 180_000);
 });
