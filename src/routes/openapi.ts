@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { KEY_ID_PATTERN } from '../auth/keys.js';
+import { CONFIRM_TOKEN_PATTERN } from '../domain/identity/confirmTokens.js';
 import { describePlanRule } from '../auth/plans.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, JSON_TYPE, type RouteSpec } from '../http/route.js';
@@ -20,6 +22,15 @@ export function openApiPath(path: string): string {
     .map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s))
     .join('/');
 }
+
+/**
+ * Path parameters whose values have a fixed form, published as patterns: `/v1/keys/confirm/{token_hash}`
+ * and `/v1/keys/{key_id}/rotate` fit the same URLs by shape, but no value fits both patterns.
+ */
+const PATH_PARAMETERS: Record<string, Json> = {
+  key_id: { type: 'string', pattern: KEY_ID_PATTERN.source },
+  token_hash: { type: 'string', pattern: CONFIRM_TOKEN_PATTERN.source, description: 'The confirm token as issued (gcct_…)' },
+};
 
 const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
 
@@ -58,7 +69,7 @@ const errorRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
 
 function operation(route: AnyRoute, apiPath: string, params: string[], operationId: string): Json {
   const doc = route.doc ?? {};
-  const parameters: Json[] = params.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters: Json[] = params.map((name) => ({ name, in: 'path', required: true, schema: PATH_PARAMETERS[name] ?? { type: 'string' } }));
   if (route.query) parameters.push(...queryParameters(route.query as z.ZodTypeAny));
   if (route.path.startsWith('/internal/')) {
     parameters.push({ name: 'X-Internal-Token', in: 'header', required: true, description: 'The INTERNAL_TOKEN of the deployment; wrong or missing answers 401', schema: { type: 'string' } });

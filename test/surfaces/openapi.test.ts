@@ -98,4 +98,31 @@ describe('/openapi.json', () => {
     const res = await server.request('POST', '/v1/compress', { body: example });
     expect(res.status).toBe(200);
   }, 30_000);
+
+  // OpenAPI matches a concrete path (`/v1/webhooks/billing`) before a templated one (`/v1/webhooks/{webhook_id}`);
+  // two templated paths that fit one URL have no such rule.
+  it('no URL fits two templated paths: where shapes coincide, a literal segment fails the other path parameter\'s pattern', () => {
+    type Segment = { literal: string } | { pattern: RegExp | null };
+    const segments = (path: string): Segment[] => {
+      const op = Object.values(doc.paths[path])[0] as { parameters?: { name: string; in: string; schema?: { pattern?: string } }[] };
+      return path.split('/').map((s) => {
+        if (!s.startsWith('{')) return { literal: s };
+        const p = op.parameters?.find((x) => x.in === 'path' && x.name === s.slice(1, -1))?.schema?.pattern;
+        return { pattern: p ? new RegExp(p) : null };
+      });
+    };
+    const fits = (a: Segment, b: Segment) =>
+      'literal' in a && 'literal' in b ? a.literal === b.literal : 'literal' in a ? !(b as { pattern: RegExp | null }).pattern || (b as { pattern: RegExp }).pattern.test(a.literal) : 'literal' in b ? fits(b, a) : true;
+    const paths = Object.keys(doc.paths).filter((p) => p.includes('{'));
+    const ambiguous: string[] = [];
+    for (let i = 0; i < paths.length; i++) {
+      for (let j = i + 1; j < paths.length; j++) {
+        const [a, b] = [segments(paths[i]!), segments(paths[j]!)];
+        if (a.length === b.length && a.every((s, k) => fits(s, b[k]!))) ambiguous.push(`${paths[i]} ~ ${paths[j]}`);
+      }
+    }
+    expect(ambiguous).toEqual([]);
+    // The pair that looked alike before key ids and confirm tokens were published as patterns.
+    expect(doc.paths['/v1/keys/{key_id}/rotate'].post.parameters.find((p: { name: string }) => p.name === 'key_id').schema.pattern).toBe('^key_[0-9a-f]{16}$');
+  });
 });

@@ -22,6 +22,9 @@ export function hashConfirmToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** A confirm token as issued: `gcct_` + 64 hex characters (256 random bits). */
+export const CONFIRM_TOKEN_PATTERN = /^gcct_[0-9a-f]{64}$/;
+
 /** Issues a token; the plaintext is returned once and only its hash is stored. */
 export async function createConfirmToken(
   db: Queryable,
