@@ -4,6 +4,7 @@ import { checkReadiness } from '../domain/health/readiness.js';
 import { httpEngine } from '../http/engine/select.js';
 import { isDraining, noteReadinessProbe } from '../domain/health/draining.js';
 import { int, isoTime, poolStats } from './schemas.js';
+import { nowIso } from '../lib/time.js';
 
 const liveness = () => ({ body: { status: 'ok' } });
 const alive = z.object({ status: z.literal('ok') });
@@ -85,7 +86,7 @@ export const healthRoutes = [
           version: services.config.version,
           components: { ...required, ...optional, cache: optional.redis ?? 'ok' },
           pool: services.pool.stats(),
-          timestamp: new Date().toISOString(),
+          timestamp: nowIso(),
         },
       };
     },

@@ -4,6 +4,7 @@ import { unauthorized } from '../http/errors.js';
 import { notFound } from '../domain/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { int, isoTime } from './schemas.js';
+import { nowIso } from '../lib/time.js';
 
 const UUID = z.string().uuid();
 const Aggregate = z.object({
@@ -36,7 +37,7 @@ export const internalRoutes: RouteSpec<any, any>[] = [
     async handler({ services, headers }) {
       if (!internalTokenMatches(headers['x-internal-token'], services.config.internalToken)) throw unauthorized('Missing or invalid X-Internal-Token');
       const rows = await aggregateBenchmarks(services.db);
-      return { body: { data: rows, groups: rows.length, runs: rows.reduce((s, r) => s + r.runs, 0), generated_at: new Date().toISOString() } };
+      return { body: { data: rows, groups: rows.length, runs: rows.reduce((s, r) => s + r.runs, 0), generated_at: nowIso() } };
     },
   }),
   defineRoute({

@@ -11,6 +11,7 @@ import { invalidInput } from '../domain/errors.js';
 import { publicBaseUrl } from '../http/publicUrl.js';
 import { defineRoute, type RequestContext } from '../http/route.js';
 import { int, isoTime, namedValues } from './schemas.js';
+import { isoOrNull } from '../lib/time.js';
 
 const P = '/v1/projects/:project_id/knowledge';
 
@@ -241,7 +242,7 @@ export const knowledgeRoutes = [
     async handler(ctx) {
       const p = await project(ctx);
       const item = await deleteItem(ctx.services, ctx.principal, p.id, ctx.params.item_id!);
-      return { body: { item_id: item.id, deleted: true, deleted_at: item.deleted_at ? new Date(item.deleted_at).toISOString() : null } };
+      return { body: { item_id: item.id, deleted: true, deleted_at: isoOrNull(item.deleted_at) } };
     },
   }),
   defineRoute({

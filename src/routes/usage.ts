@@ -19,6 +19,7 @@ import { defineRoute } from '../http/route.js';
 import { PLANS } from '../auth/plans.js';
 import type { CallStatus } from '../domain/call.js';
 import { fidelity, int, isoTime, namedValues, pageNumber } from './schemas.js';
+import { nowIso } from '../lib/time.js';
 
 /** How a usage event came in (usage_events.method). */
 const METHODS = ['REST', 'MCP', 'batch', 'mcp_advisory'] as const;
@@ -283,7 +284,7 @@ export const usageRoutes = [
     async handler({ principal, services }) {
       if (!principal.isAdmin) throw forbidden('The activation histogram is available to administrators only');
       const buckets = await activationHistogram(services.db);
-      return { body: { period: 'all_time', buckets, generated_at: new Date().toISOString() } };
+      return { body: { period: 'all_time', buckets, generated_at: nowIso() } };
     },
   }),
 ];

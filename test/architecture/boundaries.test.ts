@@ -62,6 +62,11 @@ describe('architecture boundaries', () => {
     expect(sql).toEqual([]);
   });
 
+  it('turns instants into ISO strings in one place (src/lib/time.ts)', () => {
+    const inline = sources.filter((f) => f.startsWith('src/') && f !== 'src/lib/time.ts' && /new Date\([^)]*\)\.toISOString\(\)|const iso = /.test(text.get(f)!));
+    expect(inline).toEqual([]);
+  });
+
   it('keeps HTTP out of the domain: use cases throw DomainErrors, never HttpErrors', () => {
     const leaks = sources.filter((f) => f.startsWith('src/domain/') && /from '[./]+\/http\//.test(text.get(f)!));
     expect(leaks).toEqual([]);

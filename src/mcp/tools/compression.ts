@@ -9,6 +9,7 @@ import { compressManifest, compressToolOutput, decodeMetaTokens, encodeMetaToken
 import { invalidInput, notFound } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 import { blob, int, manifestStats } from './outputsA.js';
+import { iso, isoOrNull } from '../../lib/time.js';
 
 /** Input caps of the tool-output and meta-token tools: one call stays a short pool task. */
 export const MAX_TOOL_OUTPUT_CHARS = 128_000;
@@ -221,7 +222,7 @@ export const compressionTools = [
     async handler({ original_id }, ctx) {
       const row = await getPreservedOriginal(ctx.services.db, ctx.principal.userId, original_id);
       if (!row) throw notFound(`No preserved original ${original_id}`);
-      return { result: { original_id, content: row.content, content_tokens: row.content_tokens, created_at: new Date(row.created_at).toISOString() } };
+      return { result: { original_id, content: row.content, content_tokens: row.content_tokens, created_at: iso(row.created_at) } };
     },
   }),
   defineTool({
@@ -247,7 +248,7 @@ export const compressionTools = [
       const { rows, total } = await pagePreservedOriginals(ctx.services.db, ctx.principal.userId, page, page_size, preview_chars);
       return {
         result: {
-          entries: rows.map((r) => ({ original_id: r.id, content_tokens: r.content_tokens, chars: r.chars, preview: r.preview, created_at: new Date(r.created_at).toISOString() })),
+          entries: rows.map((r) => ({ original_id: r.id, content_tokens: r.content_tokens, chars: r.chars, preview: r.preview, created_at: iso(r.created_at) })),
           page,
           page_size,
           total,
@@ -270,8 +271,8 @@ export const compressionTools = [
           entries: s.entries,
           content_tokens: s.content_tokens,
           bytes: s.bytes,
-          oldest: s.oldest ? new Date(s.oldest).toISOString() : null,
-          newest: s.newest ? new Date(s.newest).toISOString() : null,
+          oldest: isoOrNull(s.oldest),
+          newest: isoOrNull(s.newest),
           preserve_above_savings_percent: PRESERVE_ABOVE_SAVINGS,
         },
       };

@@ -7,6 +7,7 @@ import { expandMarkers, MAX_EXPAND_IDS } from '../../domain/compression/expand.j
 import { documentLevels, LEVELS, multiLevel } from '../../domain/compression/multilevel.js';
 import { defineTool } from '../tool.js';
 import { int, rows } from './outputsA.js';
+import { iso } from '../../lib/time.js';
 
 const fileId = z.string().uuid().describe('file_id returned by ingest_context');
 const markerIds = z.array(z.string().min(1).max(64)).min(1).max(MAX_EXPAND_IDS);
@@ -27,8 +28,8 @@ function describeDoc(d: DocumentRow) {
     metadata: d.metadata,
     node_count: d.node_count,
     total_tokens: d.total_tokens,
-    ingested_at: new Date(d.created_at).toISOString(),
-    updated_at: new Date(d.updated_at).toISOString(),
+    ingested_at: iso(d.created_at),
+    updated_at: iso(d.updated_at),
   };
 }
 

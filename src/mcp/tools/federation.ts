@@ -8,6 +8,7 @@ import {
 import { resolveProject } from '../../domain/knowledge/items.js';
 import { defineToolGroup, type ToolContext } from '../tool.js';
 import { anyObject } from './outputsB.js';
+import { iso } from '../../lib/time.js';
 
 async function boundProject(ctx: ToolContext): Promise<string> {
   const project = await resolveProject(ctx.services.db, ctx.principal, ctx.principal.projectId!).catch(() => null);
@@ -158,7 +159,7 @@ export const federationTools = [
       return {
         result: {
           ...taskResponse(task),
-          history: history.map((h) => ({ event_id: h.id, from_status: h.from_status, status: h.to_status, at: new Date(h.created_at).toISOString() })),
+          history: history.map((h) => ({ event_id: h.id, from_status: h.from_status, status: h.to_status, at: iso(h.created_at) })),
         },
       };
     },

@@ -9,6 +9,7 @@ import { invalidInput } from '../../domain/errors.js';
 import { afmSessionMessages } from '../../domain/memory/afm.js';
 import { defineTool } from '../tool.js';
 import { int } from './outputsB.js';
+import { iso } from '../../lib/time.js';
 
 const memoryId = z.string().uuid().describe('memory_id returned by add_memory or list_memories');
 const factId = z.string().uuid().describe('fact_id returned by add_memory, get_user_profile or list_fact_history');
@@ -183,7 +184,7 @@ export const memoryTools = [
         title: r.title,
         tokens: r.tokens,
         kind: r.kind,
-        created_at: new Date(r.created_at).toISOString(),
+        created_at: iso(r.created_at),
       });
       if (args.query) {
         const { hits, corpus } = await searchMemories(ctx.call, s, args.query, args.limit, 'hybrid', { kind: args.kind });

@@ -2,14 +2,15 @@ import { z } from 'zod';
 import { createProject, ensureDefaultProject, listProjects, projectContents, projectUsage, requireOwnedProject, type ProjectRow } from '../../domain/identity/projects.js';
 import { defineTool } from '../tool.js';
 import { int, when } from './outputsB.js';
+import { iso, isoOrNull } from '../../lib/time.js';
 
 const view = (row: ProjectRow) => ({
   project_id: row.id,
   name: row.name,
   description: row.description,
   is_default: row.is_default,
-  created_at: new Date(row.created_at).toISOString(),
-  updated_at: new Date(row.updated_at).toISOString(),
+  created_at: iso(row.created_at),
+  updated_at: iso(row.updated_at),
 });
 
 const projectOutput = z.looseObject({
@@ -62,7 +63,7 @@ export const projectTools = [
         const usage = await projectUsage(db, row);
         projects.push({
           ...view(row),
-          usage: { ...usage, original_tokens: Number(usage.original_tokens), compressed_tokens: Number(usage.compressed_tokens), tokens_saved: Number(usage.tokens_saved), last_event_at: usage.last_event_at ? new Date(usage.last_event_at).toISOString() : null },
+          usage: { ...usage, original_tokens: Number(usage.original_tokens), compressed_tokens: Number(usage.compressed_tokens), tokens_saved: Number(usage.tokens_saved), last_event_at: isoOrNull(usage.last_event_at) },
           contents: await projectContents(db, row.id),
         });
       }

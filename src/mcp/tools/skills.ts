@@ -8,6 +8,7 @@ import {
 import { ACCEPTABLE_VERDICTS } from '../../../workers/shared/skillVerdicts.js';
 import { defineTool } from '../tool.js';
 import { int } from './outputsB.js';
+import { iso } from '../../lib/time.js';
 
 const verdict = z.enum(['SAFE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
 const findings = z.array(z.looseObject({ rule: z.string(), severity: z.string(), line: int, message: z.string() }));
@@ -120,7 +121,7 @@ export const skillTools = [
     input: z.object({ skill_id: skillId }).strict(),
     async handler(args, ctx) {
       const { skill, changed } = await enableSkill(ctx.services.db, ctx.principal.userId, args.skill_id);
-      return { result: { skill_id: skill.id, enabled: true, changed, enabled_at: new Date(skill.enabled_at!).toISOString() } };
+      return { result: { skill_id: skill.id, enabled: true, changed, enabled_at: iso(skill.enabled_at!) } };
     },
   }),
   defineTool({

@@ -3,6 +3,7 @@ import { EXPORT_FORMATS, EXPORT_MAX_ROWS, exportRows, renderCsv, renderPrometheu
 import { invalid } from '../../domain/errors.js';
 import { defineTool } from '../tool.js';
 import { int } from './outputsB.js';
+import { nowIso } from '../../lib/time.js';
 
 export const teamExportTools = [
   defineTool({
@@ -34,7 +35,7 @@ export const teamExportTools = [
     async handler(args, ctx) {
       const out = await exportRows(ctx.services.db, ctx.principal.userId, args.days);
       if (!out.rows) throw invalid(`The export would hold ${out.count} rows (at most ${EXPORT_MAX_ROWS}); ask for fewer days`, { code: 'export_too_large' });
-      const head = { format: args.format, days: args.days, from: out.from, to: out.to, rows_count: out.rows.length, totals: totals(out.rows), generated_at: new Date().toISOString() };
+      const head = { format: args.format, days: args.days, from: out.from, to: out.to, rows_count: out.rows.length, totals: totals(out.rows), generated_at: nowIso() };
       if (args.format === 'json') return { result: { ...head, rows: out.rows } };
       if (args.format === 'csv') return { result: { ...head, content_type: 'text/csv; charset=utf-8', content: renderCsv(out.rows) } };
       return { result: { ...head, content_type: 'text/plain; version=0.0.4; charset=utf-8', content: renderPrometheus(out.rows, args.days) } };
