@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { toolAnnotations, type ToolDefinition, type ToolHints } from './tool.js';
-import { configureForClientTool } from './tools/clients.js';
+import { configureForClientTool } from './tools/advice/clients.js';
 import { helpTool } from './tools/help.js';
 import { TOOLS as CATALOGUE } from './tools/index.js';
 import { isListed, type Toolsets } from './toolsets.js';

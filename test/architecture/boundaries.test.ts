@@ -57,6 +57,11 @@ describe('architecture boundaries', () => {
     expect(crossing).toEqual([]);
   });
 
+  it('keeps MCP tools in a folder per feature (src/mcp/tools/<feature>/); at the top only the registry list, tool_help and shared output shapes', () => {
+    const top = sources.filter((f) => /^src\/mcp\/tools\/[^/]+\.ts$/.test(f)).sort();
+    expect(top).toEqual(['src/mcp/tools/help.ts', 'src/mcp/tools/index.ts', 'src/mcp/tools/outputs.ts']);
+  });
+
   it('keeps SQL in the domain and the store: no query in a route or an MCP tool', () => {
     const sql = sources.filter((f) => (f.startsWith('src/routes/') || f.startsWith('src/mcp/tools/')) && /\.(query|unsafe)\s*(<[^>]*>)?\(|\bsql`/.test(text.get(f)!));
     expect(sql).toEqual([]);

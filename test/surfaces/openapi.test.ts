@@ -111,7 +111,7 @@ describe('/openapi.json', () => {
         return { pattern: p ? new RegExp(p) : null };
       });
     };
-    const fits = (a: Segment, b: Segment) =>
+    const fits = (a: Segment, b: Segment): boolean =>
       'literal' in a && 'literal' in b ? a.literal === b.literal : 'literal' in a ? !(b as { pattern: RegExp | null }).pattern || (b as { pattern: RegExp }).pattern.test(a.literal) : 'literal' in b ? fits(b, a) : true;
     const paths = Object.keys(doc.paths).filter((p) => p.includes('{'));
     const ambiguous: string[] = [];
