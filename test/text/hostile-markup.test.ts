@@ -19,6 +19,17 @@ const best = (f: () => unknown, runs = 3) => {
   return Math.max(0.5, ms);
 };
 
+/**
+ * How many times the large input costs the small one: best-of-`runs` times, and the lowest ratio of up to
+ * three rounds. A quadratic scan is 64x every round; a linear one measured about 8-12x, but a GC or a
+ * preemption on a loaded machine can land in one round (single rounds read 45-75x under load).
+ */
+const growth = (large: () => unknown, small: () => unknown, runs = 3) => {
+  let ratio = Infinity;
+  for (let round = 0; round < 3 && ratio >= 16; round++) ratio = Math.min(ratio, best(large, runs) / best(small, runs));
+  return ratio;
+};
+
 const PATTERNS: Record<string, (n: number) => string> = {
   'open brackets': (n) => '['.repeat(n),
   'open angles': (n) => '<'.repeat(n),
@@ -39,7 +50,7 @@ describe('link and tag scans are linear in the unit length', () => {
       const large = make(80_000);
       for (const [name, scan] of Object.entries(SCANS)) {
         // About 8x when linear, 64x when quadratic.
-        expect(best(() => scan(large)) / best(() => scan(small)), `${name}`).toBeLessThan(24);
+        expect(growth(() => scan(large), () => scan(small)), `${name}`).toBeLessThan(24);
       }
     });
   }
@@ -64,15 +75,15 @@ const PAGES: Record<string, (n: number) => string> = {
 describe('the text of an HTML page is found in time linear in its length', () => {
   for (const [pattern, make] of Object.entries(PAGES)) {
     it(`${pattern}: 8x the length costs far less than 64x the time`, () => {
-      const small = make(20_000);
-      const large = make(160_000);
+      // 80k and 640k characters: below that a page's scan stays in the CPU's caches and the small one is
+      // unusually cheap (unclosed code blocks: 28x from 20k to 160k, 11x from 160k to 1.28M, best of 9).
+      const small = make(80_000);
+      const large = make(640_000);
       const scan = (s: string) => (looksLikeHtml(s), htmlText(s));
       scan(small);
       scan(large);
       // About 8x when linear, 64x when quadratic (the two quadratic spots fixed measured over 100x).
-      // Best of 9: the small page scans in about half a millisecond, where one preemption on a loaded
-      // machine (test files run side by side) is a large share.
-      expect(best(() => scan(large), 9) / best(() => scan(small), 9)).toBeLessThan(32);
+      expect(growth(() => scan(large), () => scan(small), 5)).toBeLessThan(32);
     });
   }
 });
@@ -93,7 +104,7 @@ describe('XML is parsed in time linear in its length', () => {
       // Each size once before timing: the first calls pay for compiling and for growing the heap.
       xmlUnits(small);
       xmlUnits(large);
-      expect(best(() => xmlUnits(large), 5) / best(() => xmlUnits(small), 5)).toBeLessThan(32);
+      expect(growth(() => xmlUnits(large), () => xmlUnits(small), 5)).toBeLessThan(32);
     });
   }
 });
