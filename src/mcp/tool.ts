@@ -60,7 +60,7 @@ export interface ToolDefinition<S extends z.ZodTypeAny = z.ZodTypeAny> {
   input: S;
   /**
    * What a successful call returns (its structuredContent). Listed as outputSchema; callTool checks
-   * the result against it under test (TOOL_OUTPUT_CHECK), and the SDK client validates it on every call.
+   * the result against it under test (RESPONSE_CHECK=1), and the SDK client validates it on every call.
    */
   output?: z.ZodTypeAny;
   /** Hints that differ from the derived defaults (toolAnnotations). */
