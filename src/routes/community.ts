@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { decodeCursor, nextCursor } from '../domain/community/cursor.js';
 import { draftPosts, feed, FEED_LIMIT_MAX, moderatePost, postResponse } from '../domain/community/posts.js';
-import { draftSkills, publishSkill, requireModerator, SKILL_CATEGORIES, skillResponse } from '../domain/community/skills.js';
+import { draftSkills, publishSkill, requireModerator, skillResponse } from '../domain/community/skills.js';
 import { notFound } from '../domain/errors.js';
 import { defineRoute, type RouteSpec } from '../http/route.js';
 import { int, isoTime } from './schemas.js';
+import { skillSchema } from '../domain/community/skillSchema.js';
 
 const UUID = z.string().uuid();
 const FeedQuery = z
@@ -24,24 +25,7 @@ const Post = z.object({
   created_at: isoTime.nullable(),
   moderated_at: isoTime.nullable(),
 });
-/** skillResponse (domain/community/skills.ts). */
-const Skill = z.object({
-  skill_id: z.string(),
-  name: z.string(),
-  tagline: z.string(),
-  category: z.enum(SKILL_CATEGORIES),
-  body: z.string().optional(),
-  install_snippet: z.string().nullable(),
-  status: z.enum(['draft', 'published']),
-  visibility: z.enum(['private', 'published']),
-  owned: z.boolean(),
-  enabled: z.boolean(),
-  enabled_at: isoTime.nullable(),
-  scan: z.object({ score: z.number(), verdict: z.enum(['SAFE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']), acceptable: z.boolean(), findings: z.unknown(), scanner_version: z.string() }),
-  published_at: isoTime.nullable(),
-  created_at: isoTime.nullable(),
-  updated_at: isoTime.nullable(),
-});
+const Skill = skillSchema;
 
 function idParam(value: string | undefined, what: string): string {
   if (!value || !UUID.safeParse(value).success) throw notFound(`${what} not found`);

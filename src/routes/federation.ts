@@ -5,12 +5,13 @@ import { deletePeer, listPeers, peerResponse, registerPeer, sendShareRequest } f
 import {
   decideShareRequest, grantShare, listShareRequests, listShares, receiveShareRequest, revokeShare, shareRequestResponse, shareResponse,
 } from '../domain/federation/shares.js';
-import { claimTask, completeTask, signProof, TASK_STATUSES, taskResponse } from '../domain/federation/tasks.js';
+import { claimTask, completeTask, signProof, taskResponse } from '../domain/federation/tasks.js';
 import { createWebhook, deleteWebhook, listWebhooks, WEBHOOK_EVENTS, webhookResponse } from '../domain/federation/webhooks.js';
 import { resolveProject } from '../domain/knowledge/items.js';
 import { HttpError } from '../http/errors.js';
 import { defineRoute } from '../http/route.js';
 import { isoTime } from './schemas.js';
+import { taskSchema } from '../domain/federation/taskSchema.js';
 
 const uuid = z.string().uuid();
 const SHARES = '/v1/projects/:project_id/shares';
@@ -39,26 +40,7 @@ const ShareRequest = z.object({
   decided_at: isoTime.nullable(),
   created_at: isoTime,
 });
-/** taskResponse (domain/federation/tasks.ts); warning is set on an expired task not yet acknowledged. */
-const Task = z.object({
-  task_id: z.string(),
-  status: z.enum(TASK_STATUSES),
-  project_id: z.string(),
-  requester_peer_id: z.string().nullable(),
-  assignee_peer_id: z.string(),
-  title: z.string(),
-  input: z.record(z.string(), z.unknown()),
-  contract_jws: z.string(),
-  deadline: isoTime,
-  result_payload: z.unknown(),
-  result_hash: z.string().nullable(),
-  result_proof_jws: z.string().nullable(),
-  reassigned_from: z.string().nullable(),
-  reassigned_to: z.string().nullable(),
-  warning: z.object({ task_id: z.string(), code: z.literal('a2a_task_expired'), message: z.string() }).nullable(),
-  created_at: isoTime,
-  updated_at: isoTime,
-});
+const Task = taskSchema;
 const Webhook = z.object({ webhook_id: z.string(), url: z.string(), events: z.array(z.enum(WEBHOOK_EVENTS)), created_at: isoTime });
 
 /** Every invalid inbound request gets the same answer. */

@@ -7,8 +7,8 @@ import {
 } from '../../../domain/federation/tasks.js';
 import { resolveProject } from '../../../domain/knowledge/items.js';
 import { defineToolGroup, type ToolContext } from '../../tool.js';
-import { anyObject } from '../outputs.js';
 import { iso } from '../../../lib/time.js';
+import { taskSchema } from '../../../domain/federation/taskSchema.js';
 
 async function boundProject(ctx: ToolContext): Promise<string> {
   const project = await resolveProject(ctx.services.db, ctx.principal, ctx.principal.projectId!).catch(() => null);
@@ -24,26 +24,8 @@ const proof = {
   proof_jws: z.string().min(1).max(16_384).describe('Compact JWS (EdDSA, kid of the peer key) whose payload names task_id and action'),
 };
 
-/** taskResponse as a result. */
+const task = taskSchema;
 const warning = z.looseObject({ task_id: z.string(), code: z.string(), message: z.string() });
-const task = z.looseObject({
-  task_id: z.string(),
-  status: z.enum(TASK_STATUSES),
-  project_id: z.string(),
-  requester_peer_id: z.string().nullable(),
-  assignee_peer_id: z.string(),
-  title: z.string(),
-  input: anyObject,
-  contract_jws: z.string(),
-  deadline: z.string(),
-  result_payload: z.unknown(),
-  result_hash: z.string().nullable(),
-  reassigned_from: z.string().nullable(),
-  reassigned_to: z.string().nullable(),
-  warning: warning.nullable(),
-  created_at: z.string(),
-  updated_at: z.string(),
-});
 
 /** Federation tools act on peers' tasks: project-bound, and open-world (a peer is another service). */
 const federated = defineToolGroup({ needsProject: true, hints: { openWorldHint: true } });

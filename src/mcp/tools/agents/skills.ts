@@ -9,25 +9,11 @@ import { ACCEPTABLE_VERDICTS } from '../../../../workers/shared/skillVerdicts.js
 import { defineTool } from '../../tool.js';
 import { int } from '../outputs.js';
 import { iso } from '../../../lib/time.js';
+import { skillFindings, skillSchema, skillVerdict } from '../../../domain/community/skillSchema.js';
 
-const verdict = z.enum(['SAFE', 'LOW', 'MEDIUM', 'HIGH', 'CRITICAL']);
-const findings = z.array(z.looseObject({ rule: z.string(), severity: z.string(), line: int, message: z.string() }));
-/** skillResponse as a result (body only from gc_skill_get). */
-const skillOut = z.looseObject({
-  skill_id: z.string(),
-  name: z.string(),
-  tagline: z.string(),
-  category: z.enum(SKILL_CATEGORIES),
-  body: z.string().optional(),
-  install_snippet: z.string().nullable(),
-  status: z.enum(['draft', 'published']),
-  visibility: z.enum(['private', 'published']),
-  owned: z.boolean(),
-  enabled: z.boolean(),
-  enabled_at: z.string().nullable(),
-  scan: z.looseObject({ score: z.number(), verdict, acceptable: z.boolean(), findings }),
-  created_at: z.string().nullable(),
-});
+const verdict = skillVerdict;
+const findings = skillFindings;
+const skillOut = skillSchema;
 
 const skillId = z.string().uuid().describe('skill_id returned by gc_skill_author or gc_skill_list');
 const name = z.string().trim().min(1).max(80);
