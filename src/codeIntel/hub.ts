@@ -9,6 +9,7 @@ import type { ApplyStats } from '../../workers/codeIntel/store.js';
 import type { RepoFileAnalysed } from '../../workers/codeIntel/tasks.js';
 import { CodeIndexClient, CodeThreadError } from './client.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
+import { KeyedLock } from '../lib/keyedLock.js';
 
 export interface CodeIntelDeps {
   db: Db;
@@ -30,7 +31,7 @@ export class CodeIntelHub {
   private client: CodeIndexClient | null = null;
   /** Generation the thread is known to hold, per project. */
   private readonly synced = new Map<string, number>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedLock();
   /** Process-wide counters (tests: a restart parses nothing; reloads come from the database). */
   readonly counters = { filesParsed: 0, reloads: 0, filesReloaded: 0 };
   /** Queries reach the thread through this door (src/domain/compute.ts runOnThread). */
@@ -67,14 +68,7 @@ export class CodeIntelHub {
   }
 
   private withLock<T>(project: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(project) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.locks.set(project, tail);
-    void tail.then(() => {
-      if (this.locks.get(project) === tail) this.locks.delete(project);
-    });
-    return next;
+    return this.locks.run(project, fn);
   }
 
   async generation(project: string): Promise<number | null> {

@@ -9,6 +9,7 @@ import type { ComputePool } from '../pool/pool.js';
 import type { Db, Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
+import { KeyedLock } from '../lib/keyedLock.js';
 
 /** Ingest jobs run at most this many at a time per process (each fans out to the pool). */
 export const INGEST_CONCURRENCY = 2;
@@ -69,7 +70,7 @@ export class KnowledgeHub {
   readonly door = new ThreadDoor('knowledge index thread', THREAD_DOOR_DEFAULTS);
   /** Generation (kb_index_state) the index thread is known to reflect, per project. */
   private readonly synced = new Map<string, number>();
-  private readonly locks = new Map<string, Promise<unknown>>();
+  private readonly locks = new KeyedLock();
   private readonly queue: IngestJob[] = [];
   private readonly queued = new Set<string>();
   private running = 0;
@@ -134,14 +135,7 @@ export class KnowledgeHub {
 
   /** Runs fn with the project's lock: index syncs and ingest commits never interleave. */
   withLock<T>(project: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.locks.get(project) ?? Promise.resolve();
-    const next = prev.then(fn, fn);
-    const tail = next.catch(() => undefined);
-    this.locks.set(project, tail);
-    void tail.then(() => {
-      if (this.locks.get(project) === tail) this.locks.delete(project);
-    });
-    return next;
+    return this.locks.run(project, fn);
   }
 
   private async state(project: string): Promise<IndexState | null> {
