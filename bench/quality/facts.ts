@@ -1,5 +1,7 @@
 // Detail retention: the names and numbers an agent acts on. A "fact" is a distinct number, inline code
 // span, or code-like identifier (dotted, snake_case, camelCase, PascalCase with an inner capital).
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { HTML_COMMENT, LINK_TARGET } from '../../workers/text/links.js';
 
 const FACT = /`[^`\n]{1,80}`|\b\d[\d.,_:]*\d\b|\b\d\b|\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+\b|\b[A-Za-z$]*_[\w$]+\b|\b[a-z]+[A-Z][\w$]*\b|\b[A-Z][a-z0-9]+[A-Z][\w$]*\b/g;
@@ -34,6 +36,16 @@ export interface HeldoutFacts {
   name: string;
   text: string;
   facts: string[];
+}
+
+/** The held-out documents written for issue 48 with their chosen facts (bench/quality/heldout). */
+export function heldoutFacts(): HeldoutFacts[] {
+  const dir = resolve(process.cwd(), 'bench/quality/heldout');
+  return readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => ({
+    name: f.replace(/\.md$/, ''),
+    text: readFileSync(resolve(dir, f), 'utf8'),
+    facts: JSON.parse(readFileSync(resolve(dir, f.replace(/\.md$/, '.facts.json')), 'utf8')) as string[],
+  }));
 }
 
 /** The chosen facts an output states in its kept text (markers removed first: a marker names, it does not state). */

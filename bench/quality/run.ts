@@ -15,9 +15,7 @@ import { countTokens } from '../../workers/shared/tokens.js';
 import type { Fidelity } from '../../workers/shared/fidelity.js';
 import { answered, loadDocuments, loadProbeFile, type DocumentRef } from './corpus.js';
 import { writeDocSection } from './docfile.js';
-import { chosenFactsKept, factRetention, shortPieces, type HeldoutFacts } from './facts.js';
-import { readFileSync, readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chosenFactsKept, factRetention, heldoutFacts, shortPieces } from './facts.js';
 
 const LEVELS: Fidelity[] = sized(['abstract', 'outline', 'balanced', 'detailed'], ['balanced']);
 const MIN_DOC_TOKENS = 2_000;
@@ -110,16 +108,6 @@ function heldoutDocs(refs: DocumentRef[]): { texts: string[]; names: string } {
     texts: [...docs.values()],
     names: [...docs].map(([id, t]) => `${id} ${countTokens(t)}`).join(', '),
   };
-}
-
-/** The held-out documents written for issue 48 with their chosen facts (bench/quality/heldout). */
-function heldoutFacts(): HeldoutFacts[] {
-  const dir = resolve(process.cwd(), 'bench/quality/heldout');
-  return readdirSync(dir).filter((f) => f.endsWith('.md')).sort().map((f) => ({
-    name: f.replace(/\.md$/, ''),
-    text: readFileSync(resolve(dir, f), 'utf8'),
-    facts: JSON.parse(readFileSync(resolve(dir, f.replace(/\.md$/, '.facts.json')), 'utf8')) as string[],
-  }));
 }
 
 /** Chosen facts kept per level without a query, per document and in all, with savings: a Markdown table. */

@@ -59,6 +59,7 @@ const BENCHES: Record<string, Bench> = {
   'bench/memory/run.ts': { postgres: true }, // PostgreSQL at 1, 2 and 4 pool threads against PGlite
   'bench/overload/run.ts': {},
   'bench/quality/actionable.ts': {},
+  'bench/quality/chosenOracle.ts': {},
   'bench/quality/clauses.ts': {},
   'bench/quality/oracle.ts': {},
   'bench/quality/properties.ts': { args: ['--sample', '1'] },
