@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { AuthCache } from './auth/cache.js';
-import { memoryCache, redisCache } from './cache/semanticCache.js';
+import { memoryCache, redisCache, type SemanticCache } from './cache/semanticCache.js';
 import { memoryRateLimiter, redisRateLimiter } from './auth/rateLimit.js';
 import { startRevocationBus } from './auth/revocation.js';
 import { connectRedis } from './lib/redis.js';
 import type { Config } from './config.js';
 import { bootstrapOwner } from './domain/identity/bootstrap.js';
 import { startMeterSync } from './domain/commerce/billing.js';
-import { createCommerce, type CommerceSettings } from './domain/commerce/commerce.js';
+import { createCommerce, type CommerceRuntime, type CommerceSettings } from './domain/commerce/commerce.js';
 import { KnowledgeHub } from './knowledge/hub.js';
 import { LlmRuntime } from './providers/llm/runtime.js';
 import { RunExecutor } from './domain/workflows/executor.js';
@@ -39,11 +39,24 @@ import { openStore } from './store/index.js';
 import { guardDb } from './store/guard.js';
 import { acquireDataDirLockFor } from './store/dataDirLock.js';
 
+/**
+ * The Services object with the concrete types app.ts built them from, for whoever holds the running app
+ * (tests, benches: a hub's idle(), the pool's run()). Handlers and use cases see only the ports (services.ts).
+ */
+export interface AppServices extends Services {
+  pool: ComputePool;
+  cache: SemanticCache;
+  commerce: CommerceRuntime;
+  knowledge: KnowledgeHub;
+  codeIntel: CodeIntelHub;
+  llm: LlmRuntime;
+}
+
 export interface RunningApp {
   port: number;
   /** The HTTP engine serving (uWebSockets.js or node:http) and why. */
   engine: EngineInfo;
-  services: Services;
+  services: AppServices;
   /** The owner's first key, present only on the start that created the owner. */
   ownerKey: string | null;
   /** Graceful stop: no new connections, in-flight requests answered, pool drained, database closed. */
@@ -130,7 +143,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     opened.push(() => llm.close());
     const runs = new RunExecutor(config.runs, log);
     const batchQueue = new BatchQueueWorker(config.batchQueue, log);
-    const services: Services = {
+    const services: AppServices = {
       config, db, pool, metrics, cache, authCache, revocations, rateLimiter, log, background, breakers, commerce, knowledge, codeIntel,
       keyActivity: new KeyActivity(db, background, log),
       usage,

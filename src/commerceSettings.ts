@@ -1,5 +1,6 @@
 // The commerce area's settings, read from the environment by config.ts (which owns its settings types).
-import type { BillingPricing } from './domain/commerce/pricing.js';
+// Overage pricing per plan too: plain values, no I/O (config.ts fills them from the environment; the
+// commerce domain reads them from here).
 
 export interface CommerceSettings {
   /** Stripe-compatible API base; null starts the in-process local provider. */
@@ -33,3 +34,24 @@ export interface CommerceSettings {
   /** Overage pricing (BILLING_FREE_INCLUDED_UNITS, BILLING_PRO_*, BILLING_TEAM_*). */
   pricing: BillingPricing;
 }
+
+export interface PlanPricing {
+  /** Compressions included per billing period; -1 = unlimited. */
+  included_units: number;
+  unit_amount_cents: number;
+  cap_cents: number;
+}
+
+/** The configurable part of the pricing: Free's included units, Pro's and Team's full pricing. */
+export interface BillingPricing {
+  freeIncludedUnits: number;
+  pro: PlanPricing;
+  team: PlanPricing;
+}
+
+/** Defaults of BILLING_FREE_INCLUDED_UNITS, BILLING_PRO_* and BILLING_TEAM_* (docs/commerce.md). */
+export const DEFAULT_BILLING_PRICING: BillingPricing = {
+  freeIncludedUnits: 1000,
+  pro: { included_units: 10_000, unit_amount_cents: 1, cap_cents: 5_000 },
+  team: { included_units: 50_000, unit_amount_cents: 1, cap_cents: 20_000 },
+};

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { packageRoot } from './lib/root.js';
 import { DEFAULT_RATE_LIMITS } from './auth/rateLimit.js';
 import type { Plan } from './auth/plans.js';
-import type { CommerceSettings } from './commerceSettings.js';
-import { DEFAULT_BILLING_PRICING, type BillingPricing } from './domain/commerce/pricing.js';
+import { DEFAULT_BILLING_PRICING, type BillingPricing, type CommerceSettings } from './commerceSettings.js';
 import { parseServerKey } from './providers/llm/secretBox.js';
 
 export interface Config {

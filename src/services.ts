@@ -1,20 +1,20 @@
-import type { AuthCache } from './auth/cache.js';
-import type { RateLimiter } from './auth/rateLimit.js';
-import type { RevocationBus } from './auth/revocation.js';
-import type { SemanticCache } from './cache/semanticCache.js';
+// The object every request handler and use case reaches. It names ports only (interfaces owned by the
+// domain, the configuration, generic libs and the Db interface); app.ts builds it from the concrete
+// classes, and the boundaries test keeps it that way.
 import type { Config } from './config.js';
 import type { Logger } from './lib/log.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { ComputePool } from './pool/pool.js';
-import type { Db } from './store/db.js';
 import type { BackgroundTasks } from './lib/background.js';
 import type { CircuitBreaker } from './lib/breaker.js';
-import type { Commerce } from './domain/commerce/commerce.js';
-import type { KnowledgeHub } from './knowledge/hub.js';
-import type { CodeIntelHub } from './codeIntel/hub.js';
-import type { KeyActivity } from './domain/identity/keyActivity.js';
-import type { UsageWriter } from './domain/metering/usage.js';
-import type { LlmRuntime } from './providers/llm/runtime.js';
+import type { Db } from './store/db.js';
+import type { ComputePool } from './domain/ports/compute.js';
+import type { Metrics } from './domain/ports/metrics.js';
+import type { SemanticCache } from './domain/ports/semanticCache.js';
+import type { LlmRuntime } from './domain/ports/llm.js';
+import type { AuthCache, KeyActivity, RateLimiter, RevocationBus } from './domain/identity/ports.js';
+import type { Commerce } from './domain/commerce/ports.js';
+import type { UsageWriter } from './domain/metering/ports.js';
+import type { KnowledgeHub } from './domain/knowledge/ports.js';
+import type { CodeIntelHub } from './domain/codeIntel/ports.js';
 import type { WorkflowRuns } from './domain/workflows/ports.js';
 import type { BatchQueue } from './domain/batchQueue/ports.js';
 
@@ -31,7 +31,7 @@ export interface Services {
   log: Logger;
   background: BackgroundTasks;
   breakers: CircuitBreaker[];
-  /** Billing and email providers, outbox (created by app.ts from config.commerce). */
+  /** Billing provider, settings, outbox (created by app.ts from config.commerce). */
   commerce: Commerce;
   /** Usage events by group commit: a call is answered once its event is durable. */
   usage: UsageWriter;

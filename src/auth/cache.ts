@@ -1,3 +1,4 @@
+import type { AuthCache as AuthCachePort } from '../domain/identity/ports.js';
 import type { Principal } from './principal.js';
 
 interface Entry {
@@ -8,7 +9,7 @@ interface Entry {
 }
 
 /** Authentication cache: an entry never outlives ttlMs, so a revocation elsewhere lands within that bound. */
-export class AuthCache {
+export class AuthCache implements AuthCachePort {
   private readonly entries = new Map<string, Entry>();
 
   constructor(private readonly ttlMs: number) {}

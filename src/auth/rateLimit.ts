@@ -2,14 +2,12 @@ import type { Redis } from 'ioredis';
 import { DomainError } from '../domain/errors.js';
 import type { Plan } from './plans.js';
 import type { Principal } from './principal.js';
+import type { RateLimiter } from '../domain/identity/ports.js';
+
+export type { RateLimiter };
 
 /** Requests per minute per key (or per user for JWT sessions); the spec leaves the values open. */
 export const DEFAULT_RATE_LIMITS: Record<Plan, number> = { free: 60, pro: 600, team: 1200, enterprise: 6000 };
-
-export interface RateLimiter {
-  /** Throws 429 with Retry-After when the caller's window is used up. */
-  check(principal: Principal): Promise<void>;
-}
 
 const WINDOW_MS = 60_000;
 

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '../lib/log.js';
 import { connectRedis } from '../lib/redis.js';
-import type { AuthCache } from './cache.js';
+import type { AuthCache, RevocationBus as RevocationBusPort } from '../domain/identity/ports.js';
 
 const CHANNEL = 'gc:key-revoked';
 
@@ -9,8 +9,7 @@ const CHANNEL = 'gc:key-revoked';
  * Tells every instance that a key was revoked so each drops its cached authentication at once.
  * Without Redis only this instance is told; the others catch up when their cache entry expires (<= 5 s).
  */
-export interface RevocationBus {
-  publish(keyId: string): Promise<void>;
+export interface RevocationBus extends RevocationBusPort {
   close(): Promise<void>;
 }
 

@@ -4,21 +4,14 @@ import type { Redis } from 'ioredis';
 import type { Plan } from '../auth/plans.js';
 import type { Logger } from '../lib/log.js';
 import { connectRedis } from '../lib/redis.js';
+import type { CachedResponse, SemanticCache as SemanticCachePort } from '../domain/ports/semanticCache.js';
 
-/** A stored compression: the response body exactly as first sent, plus the counts usage events need. */
-export interface CachedResponse {
-  body: Uint8Array;
-  originalTokens: number;
-  compressedTokens: number;
-}
+export type { CachedResponse };
 
-export interface SemanticCache {
+/** The port plus what app.ts (which owns the connection) and tests see. */
+export interface SemanticCache extends SemanticCachePort {
   readonly kind: 'memory' | 'redis';
-  get(key: string): Promise<CachedResponse | null>;
-  set(key: string, value: CachedResponse, ttlMs: number): Promise<void>;
   close(): Promise<void>;
-  /** Resolves when the shared cache answers (readiness); the in-process cache always does. */
-  ping(): Promise<void>;
 }
 
 /** The spec's TTL by plan; Free bypasses the cache. */

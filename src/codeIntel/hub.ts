@@ -10,16 +10,13 @@ import type { RepoFileAnalysed } from '../../workers/codeIntel/tasks.js';
 import { CodeIndexClient, CodeThreadError } from './client.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 import { KeyedLock } from '../lib/keyedLock.js';
+import type { CodeIntelHub as CodeIntelHubPort, CommitResult } from '../domain/codeIntel/ports.js';
+
+export type { CommitResult };
 
 export interface CodeIntelDeps {
   db: Db;
   log: Logger;
-}
-
-export interface CommitResult {
-  generation: number;
-  deleted: string[];
-  apply: ApplyStats & { mode: 'incremental' | 'reload' | 'none' };
 }
 
 /**
@@ -27,7 +24,7 @@ export interface CommitResult {
  * close() stops it. A project's index is (re)built from the stored analyses whenever the thread's
  * generation differs from the database's: after a restart, or when another instance wrote.
  */
-export class CodeIntelHub {
+export class CodeIntelHub implements CodeIntelHubPort {
   private client: CodeIndexClient | null = null;
   /** Generation the thread is known to hold, per project. */
   private readonly synced = new Map<string, number>();

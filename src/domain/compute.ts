@@ -1,5 +1,5 @@
-import { TaskError, type ComputePool, type RunOptions, type TaskInput, type TaskName, type TaskOutput } from '../pool/pool.js';
-import type { ThreadDoor } from '../pool/threadDoor.js';
+import { TaskError } from '../pool/pool.js';
+import type { ComputePool, RunOptions, TaskInput, TaskName, TaskOutput, ThreadGate } from './ports/compute.js';
 import { asDomainError, DomainError, invalidInput } from './errors.js';
 
 export interface ComputeOptions extends RunOptions {
@@ -38,7 +38,7 @@ export async function pingPool(services: { pool: ComputePool }, timeoutMs: numbe
  * The same door to a long-lived thread (the knowledge or code index): its backlog bound, deadline and
  * the caller's abort, with saturation and deadlines as DomainErrors (unavailable 503, timeout).
  */
-export async function runOnThread<T>(door: ThreadDoor, work: () => Promise<T>, options: ComputeOptions = {}): Promise<T> {
+export async function runOnThread<T>(door: ThreadGate, work: () => Promise<T>, options: ComputeOptions = {}): Promise<T> {
   try {
     return await door.run(work, options);
   } catch (err) {

@@ -10,6 +10,9 @@ import type { Db, Queryable } from '../store/db.js';
 import { IndexClient } from './indexClient.js';
 import { ThreadDoor, THREAD_DOOR_DEFAULTS } from '../pool/threadDoor.js';
 import { KeyedLock } from '../lib/keyedLock.js';
+import type { IngestJob, KnowledgeHub as KnowledgeHubPort } from '../domain/knowledge/ports.js';
+
+export type { IngestJob };
 
 /** Ingest jobs run at most this many at a time per process (each fans out to the pool). */
 export const INGEST_CONCURRENCY = 2;
@@ -27,11 +30,6 @@ interface IndexState {
   generation: number;
   dims: number | null;
   model_id: string | null;
-}
-
-export interface IngestJob {
-  itemId: string;
-  versionId: string;
 }
 
 /** Decodes a float32 little-endian bytea (Buffer under postgres.js, Uint8Array under PGlite). */
@@ -60,7 +58,7 @@ export interface KnowledgeDeps {
  * close() waits for that and for running ingests, saves snapshots and stops the thread; call it
  * before the pool and the database close. A closed hub can be started again (tests restart it).
  */
-export class KnowledgeHub {
+export class KnowledgeHub implements KnowledgeHubPort {
   readonly snapshotDir: string | null;
   /** Settles once the last start()'s index loading and ingest resumption are done (failures are logged). */
   ready: Promise<void> = Promise.resolve();

@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Metrics as MetricsPort } from '../domain/ports/metrics.js';
 
 /** Request and compression latency buckets, in seconds. */
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -36,7 +37,7 @@ function processSeries(): Record<Format, Registry> {
 }
 
 /** The service's series (prom-client), exposed as Prometheus text or OpenMetrics as the scraper asks. */
-export class Metrics {
+export class Metrics implements MetricsPort {
   private readonly registries = registries();
   private readonly registers = Object.values(this.registries);
   private readonly requests = new Counter({

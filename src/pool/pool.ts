@@ -1,13 +1,12 @@
 import { join } from 'node:path';
 import { Piscina } from 'piscina';
-import type { TaskOutcome, Tasks } from '../../workers/index.js';
+import type { TaskOutcome } from '../../workers/index.js';
+import type { ComputePool as ComputePoolPort, PoolStats, RunOptions, TaskInput, TaskName, TaskOutput } from '../domain/ports/compute.js';
 import { packageRoot } from '../lib/root.js';
 import { FairQueue } from './fairQueue.js';
 import { sharedTokenTables } from '../../workers/shared/tokenTables.js';
 
-export type TaskName = keyof Tasks;
-export type TaskInput<K extends TaskName> = Parameters<Tasks[K]>[0];
-export type TaskOutput<K extends TaskName> = Awaited<ReturnType<Tasks[K]>>;
+export type { RunOptions, TaskInput, TaskName, TaskOutput };
 
 /** The pool's queue is full: the HTTP layer answers 503 with Retry-After. */
 export class PoolBusyError extends Error {
@@ -39,15 +38,6 @@ export interface PoolOptions {
   threadNice?: number;
 }
 
-export interface RunOptions {
-  /** Aborted when the caller goes away: queued work is dropped, running work stopped. */
-  signal?: AbortSignal;
-  /** Overrides the pool's default deadline for this task (counted from when a thread takes it). */
-  deadlineMs?: number;
-  /** Whose work this is (an API key or user); waiting work is served round-robin across owners. */
-  owner?: string;
-}
-
 /** How long a running task whose caller went away may still finish before its thread is terminated. */
 export const ABANDON_GRACE_MS = 250;
 
@@ -58,7 +48,7 @@ interface Waiting {
 }
 
 /** Typed front of the Piscina pool; routes and domain code never touch Piscina directly. */
-export class ComputePool {
+export class ComputePool implements ComputePoolPort {
   private readonly piscina: Piscina;
   private readonly deadlineMs: number;
   private readonly threads: number;
@@ -196,7 +186,7 @@ export class ComputePool {
     await Promise.all(Array.from({ length: threads }, () => this.piscina.run({ name: 'ping', input: undefined })));
   }
 
-  stats() {
+  stats(): PoolStats {
     return {
       threads: this.piscina.threads.length,
       running: this.running,

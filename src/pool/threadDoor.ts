@@ -1,3 +1,4 @@
+import type { ThreadGate } from '../domain/ports/compute.js';
 import { PoolBusyError, TaskTimeoutError, type RunOptions } from './pool.js';
 
 export interface ThreadDoorOptions {
@@ -17,7 +18,7 @@ export const THREAD_DOOR_DEFAULTS: ThreadDoorOptions = { maxInFlight: 64, deadli
  * answer at once while the request still counts against the bound until the thread has answered it.
  * Only src/domain/compute.ts calls run().
  */
-export class ThreadDoor {
+export class ThreadDoor implements ThreadGate {
   private inFlight = 0;
 
   constructor(

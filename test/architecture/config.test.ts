@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { DEFAULT_BILLING_PRICING } from '../../src/domain/commerce/pricing.js';
+import { DEFAULT_BILLING_PRICING } from '../../src/commerceSettings.js';
 import { packageRoot } from '../../src/lib/root.js';
 
 const root = packageRoot();

@@ -3,7 +3,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { expect } from 'vitest';
 import type { Plan } from '../../src/auth/plans.js';
 import { createApiKey } from '../../src/domain/identity/apiKeys.js';
-import type { Commerce, CommerceSettings } from '../../src/domain/commerce/commerce.js';
+import type { CommerceRuntime, CommerceSettings } from '../../src/domain/commerce/commerce.js';
 import { createUser } from '../../src/domain/identity/users.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/server.js';
 import { waitFor as poll } from '../helpers/waitFor.js';
@@ -12,7 +12,7 @@ export const IDENTITY_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 
 export interface CommerceServer {
   server: TestServer;
-  commerce: Commerce;
+  commerce: CommerceRuntime;
   close(): Promise<void>;
 }
 

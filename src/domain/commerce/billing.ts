@@ -6,8 +6,8 @@ import type { Services } from '../../services.js';
 import type { Queryable } from '../../store/db.js';
 import { ifAdvisoryLockFree } from '../../store/advisoryLock.js';
 import { audit } from '../audit/audit.js';
-import type { Commerce } from './commerce.js';
-import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from './pricing.js';
+import type { Commerce } from './ports.js';
+import { DEFAULT_BILLING_PRICING, type BillingPricing, type PlanPricing } from '../../commerceSettings.js';
 import { iso, isoFromSeconds, nowIso } from '../../lib/time.js';
 import { applyOnce } from '../platform/webhookEvents.js';
 
@@ -16,7 +16,7 @@ import { applyOnce } from '../platform/webhookEvents.js';
 // unit_amount_cents; billed = min(cost, cap). Free: zero overage. Enterprise: zero cost, included -1.
 // ---------------------------------------------------------------------------------------------
 
-export type { PlanPricing } from './pricing.js';
+export type { PlanPricing } from '../../commerceSettings.js';
 
 /** Per-plan overage pricing; Pro and Team values come from the configuration (commerce.pricing, docs/commerce.md). */
 export function planPricing(plan: Plan, pricing: BillingPricing = DEFAULT_BILLING_PRICING): PlanPricing {

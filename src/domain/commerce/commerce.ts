@@ -7,6 +7,7 @@ import type { CommerceSettings } from '../../commerceSettings.js';
 import type { Logger } from '../../lib/log.js';
 import type { Db } from '../../store/db.js';
 import { OutboxSender } from './outbox.js';
+import type { Commerce } from './ports.js';
 
 /**
  * Everything the commerce area holds between requests: provider clients, their circuit breakers,
@@ -15,13 +16,11 @@ import { OutboxSender } from './outbox.js';
  * configuration (config.commerce, read from the environment in config.ts only).
  */
 
-export interface Commerce {
-  settings: CommerceSettings;
+/** The port (ports.ts) plus what app.ts, which owns the providers, holds. */
+export interface CommerceRuntime extends Commerce {
   stripe: StripeClient;
   /** Present when the in-process Stripe-compatible provider is in use. */
   localStripe: LocalStripe | null;
-  /** The secret Stripe-Signature is checked against (generated for the local provider). */
-  stripeWebhookSecret: string | null;
   email: EmailProvider;
   outbox: OutboxSender;
   breakers: { billing: CircuitBreaker; email: CircuitBreaker };
@@ -42,7 +41,7 @@ export type { CommerceSettings };
  * sender; registers the provider breakers in deps.breakers so /health/diagnostics shows them.
  * The periodic meter sync is started separately (startMeterSync in billing.ts, wired by app.ts).
  */
-export async function createCommerce(deps: CommerceDeps, settings: CommerceSettings): Promise<Commerce> {
+export async function createCommerce(deps: CommerceDeps, settings: CommerceSettings): Promise<CommerceRuntime> {
   const billingBreaker = new CircuitBreaker('billing_provider', settings.breakerThreshold, settings.breakerCoolDownMs);
   const emailBreaker = new CircuitBreaker('email_provider', settings.breakerThreshold, settings.breakerCoolDownMs);
   for (const b of [billingBreaker, emailBreaker]) {

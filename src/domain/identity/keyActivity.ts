@@ -1,5 +1,6 @@
 import type { Logger } from '../../lib/log.js';
 import type { Queryable } from '../../store/db.js';
+import type { KeyActivity as KeyActivityPort } from './ports.js';
 
 /** last_used_at is kept to this resolution: at most one write per key per minute. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -10,7 +11,7 @@ const TRACKED_KEYS = 100_000;
  * schedules one background UPDATE, later uses in that minute cost a map lookup. The UPDATE itself
  * skips rows written less than a minute ago, so several instances coalesce too.
  */
-export class KeyActivity {
+export class KeyActivity implements KeyActivityPort {
   private readonly lastWrite = new Map<string, number>();
 
   constructor(

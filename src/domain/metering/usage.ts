@@ -1,4 +1,3 @@
-import type { Principal } from '../../auth/principal.js';
 import type { Queryable } from '../../store/db.js';
 import { savingsPercent } from '../../../workers/shared/stats.js';
 import type { Logger } from '../../lib/log.js';
@@ -6,25 +5,9 @@ import { storableText } from '../../lib/text.js';
 import { redactSecrets } from '../../lib/redactSecrets.js';
 import { DatabaseUnavailableError, type Db } from '../../store/db.js';
 import { randomUUID } from 'node:crypto';
+import type { UsageEventInput, UsageMethod, UsageWriter } from './ports.js';
 
-export type UsageMethod = 'REST' | 'MCP' | 'batch' | 'mcp_advisory';
-
-export interface UsageEventInput {
-  principal: Principal;
-  method: UsageMethod;
-  toolName?: string | null;
-  client?: string | null;
-  fidelity?: string | null;
-  model?: string | null;
-  status: 'success' | 'client_error' | 'server_error' | 'timeout';
-  inputTokens: number;
-  outputTokens: number;
-  latencyMs: number;
-  cacheHit?: boolean;
-  inputText?: string | null;
-  /** When the call happened; defaults to now. Batched inserts keep each event's own time. */
-  at?: Date;
-}
+export type { UsageEventInput, UsageMethod, UsageWriter };
 
 const storable = (text: string | null | undefined) => (text == null ? null : storableText(text));
 
@@ -136,17 +119,6 @@ export async function insertUsageRows(db: UsageDb, batch: readonly string[], log
     }
     for (const r of batch) await insertUsageRows(db, [r], log);
   }
-}
-
-/** Where a call's usage event goes; `record` resolves once the event survives the process being killed. */
-export interface UsageWriter {
-  record(event: UsageEventInput): Promise<void>;
-  /** True while some acknowledged event may not be visible to a read of usage_events yet. */
-  hasUncommitted(): boolean;
-  /** Resolves once every event recorded before the call is committed to the database. */
-  visible(): Promise<void>;
-  /** Writes what is waiting (shutdown, after the HTTP server drained). */
-  close(): Promise<void>;
 }
 
 /**

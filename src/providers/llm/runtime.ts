@@ -6,8 +6,9 @@ import { LocalLlmServer } from './localServer.js';
 import { loadPriceTable, type PriceTable } from './prices.js';
 import { SecretBox } from './secretBox.js';
 import type { LlmApi, LlmClient } from './types.js';
+import type { LlmRuntime as LlmRuntimePort } from '../../domain/ports/llm.js';
 
-export class LlmRuntime {
+export class LlmRuntime implements LlmRuntimePort {
   readonly box: SecretBox | null;
   readonly prices: PriceTable;
   /** The in-process local provider (LLM_LOCAL_SERVER); null when off. */
