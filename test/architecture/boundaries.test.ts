@@ -77,6 +77,26 @@ describe('architecture boundaries', () => {
     expect(leaks).toEqual([]);
   });
 
+  // Ports, not a service locator of concrete types (docs/architecture.md, "Ports").
+  const isPort = (f: string) => /^src\/domain\/(ports\/[^/]+|[^/]+\/ports)\.ts$/.test(f);
+
+  it('builds Services from ports only: domain ports, the configuration, generic libs and the Db interface', () => {
+    const allowed = (f: string) => isPort(f) || f === 'src/config.ts' || f === 'src/store/db.ts' || /^src\/lib\/[^/]+\.ts$/.test(f);
+    const concrete = edges.get('src/services.ts')!.filter((e) => !allowed(e.to)).map((e) => e.to);
+    expect(concrete).toEqual([]);
+    expect(edges.get('src/services.ts')!.filter((e) => isPort(e.to)).length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('keeps the ports to declarations: a port module imports types only', () => {
+    const values = [...edges].filter(([f]) => isPort(f)).flatMap(([f, es]) => es.filter((e) => e.value).map((e) => `${f} -> ${e.to}`));
+    expect(values).toEqual([]);
+  });
+
+  it('lets the configuration own its settings types: src/config.ts imports nothing from src/domain', () => {
+    const fromDomain = edges.get('src/config.ts')!.filter((e) => e.to.startsWith('src/domain/')).map((e) => e.to);
+    expect(fromDomain).toEqual([]);
+  });
+
   it('keeps the workers free of host code', () => {
     const leaks = sources.filter((f) => f.startsWith('workers/') && edges.get(f)!.some((e) => e.to.startsWith('src/')));
     expect(leaks).toEqual([]);
