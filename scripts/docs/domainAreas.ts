@@ -28,6 +28,7 @@ export const AREA_PURPOSE: Record<string, string> = {
   metering: 'usage events (the journal, group commit), quota, token budgets, session activity, preview redaction',
   plans: 'agent plans and tasks',
   platform: 'platform services: benchmarks, client configuration, costs, leases, outside fetch (SSRF-safe)',
+  ports: 'cross-cutting ports (interfaces only): the compute pool and the index-thread gate, metrics, the semantic cache, the LLM runtime',
   prompts: 'prompt templates, datasets and experiments',
   proxy: 'the MCP proxy to upstream servers',
   quality: 'quality evidence, explanations and rewards',

@@ -1,5 +1,5 @@
 import type { Principal } from '../auth/principal.js';
-import type { TaskInput, TaskName, TaskOutput } from '../pool/pool.js';
+import type { TaskInput, TaskName, TaskOutput } from './ports/compute.js';
 import type { Services } from '../services.js';
 import type { UsageEventInput, UsageMethod } from './metering/usage.js';
 import { enforceQuota } from './metering/quota.js';

@@ -3,7 +3,8 @@
 import type { Call } from '../call.js';
 import { DomainError, invalid, timedOut } from '../errors.js';
 import { contentHash, resolveProject, type ItemRow, type VersionRow } from '../knowledge/items.js';
-import { TaskError, type TaskInput, type TaskName, type TaskOutput } from '../../pool/pool.js';
+import { TaskError } from '../../pool/pool.js';
+import type { TaskInput, TaskName, TaskOutput } from '../ports/compute.js';
 import type { ComputeOptions } from '../compute.js';
 import type { Queryable } from '../../store/db.js';
 import { iso } from '../../lib/time.js';

@@ -6,7 +6,7 @@ import { invalid } from '../errors.js';
 import { insertItem } from '../knowledge/items.js';
 import { checkVisibility, MAX_CONTENT_CHARS } from '../knowledge/service.js';
 import type { Queryable } from '../../store/db.js';
-import type { TaskOutput } from '../../pool/pool.js';
+import type { TaskOutput } from '../ports/compute.js';
 import { compute, countTokens, versionOut } from './common.js';
 import { iso, nowIso } from '../../lib/time.js';
 
