@@ -64,7 +64,7 @@ describe('explain_compression_decision names the sections of structured text by 
       for (const step of p.slice(6).matchAll(/\.([\w$-]+)|\[(\d+)\]/g)) {
         if (step[2] !== undefined) continue;
         const k = lines.findIndex((l, i) => i >= from && new RegExp(`^\\s*(?:- )?${step[1]!.replace(/[$-]/g, '\\$&')}:`).test(l) && l.search(/\S/) > indent);
-        expect(k, `${p}: ${step[1]}`).toBeGreaterThanOrEqual(0);
+        expect(k, `${p}: ${step[1]} is not a key below the previous step`).not.toBe(-1);
         from = k + 1;
         indent = lines[k]!.search(/\S/);
       }
