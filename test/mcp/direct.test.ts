@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { routeRequestsDirectly } from '../../src/mcp/direct.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 /** A transport that records what the server sends back. */
 function loopback(): Transport & { sent: JSONRPCMessage[] } {
@@ -24,9 +25,17 @@ async function connected() {
     protocolPath(m, extra);
   };
   routeRequestsDirectly(server, transport);
+  // Handled once answered: a request by its own answer; anything else by the answer to a ping sent
+  // after it (the protocol handles messages in order), which is then taken out of what was sent.
+  let barriers = 0;
   const deliver = async (m: JSONRPCMessage) => {
     transport.onmessage!(m, undefined);
-    await new Promise((r) => setTimeout(r, 10));
+    const request = 'method' in m && 'id' in m && !('result' in m) && !('error' in m);
+    const id = request ? m.id : `after-${++barriers}`;
+    if (!request) transport.onmessage!({ jsonrpc: '2.0', id, method: 'ping' }, undefined);
+    const answered = () => transport.sent.findIndex((s) => 'id' in s && s.id === id);
+    const at = await waitFor(`the answer to ${id}`, () => answered() + 1);
+    if (!request) transport.sent.splice(at - 1, 1);
   };
   return { transport, errors, deliver, generic: () => generic };
 }
