@@ -25,6 +25,8 @@ export interface PgliteWorkerData {
   dataDir: string;
   /** A dumped data dir (PGlite.dumpDataDir) an in-memory database starts from (shared: not copied per thread). */
   template: Uint8Array<ArrayBufferLike> | null;
+  /** Shared with the event loop: [0] counts queries handed to PGlite, readable even while the thread is busy (pgliteQueriesStarted). */
+  started: Int32Array<SharedArrayBuffer>;
 }
 
 /** Plain form of an error; values that cannot be cloned to the other thread (functions…) are left out. */

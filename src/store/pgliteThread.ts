@@ -12,6 +12,17 @@ const CLOSE_TIMEOUT_MS = 10_000;
 /** Every open PGlite thread of this process and the Db over each, for crashPgliteThreads. */
 const live = new Set<Worker>();
 const threadOf = new WeakMap<Db, Worker>();
+const startedOf = new WeakMap<Db, Int32Array<SharedArrayBuffer>>();
+
+/**
+ * Tests: how many queries this database's thread has handed to PGlite (a query waiting behind a
+ * transaction counts once handed over). Read from shared memory, so it answers while the thread is busy.
+ */
+export function pgliteQueriesStarted(db: Db): number {
+  const started = startedOf.get(db);
+  if (!started) throw new Error('not a threaded PGlite database');
+  return Atomics.load(started, 0);
+}
 
 /**
  * Tests: ends every open PGlite thread as a crash would: 'error' throws an uncaught error in it (once
@@ -40,7 +51,8 @@ type Outgoing = PgliteRequest extends infer R ? (R extends PgliteRequest ? Omit<
  */
 export async function openPgliteThread(dataDir: string, template: Uint8Array<ArrayBufferLike> | null, log: Logger = createLogger()): Promise<Db> {
   await makeClusterIfNew(dataDir);
-  const data: PgliteWorkerData = { dataDir, template };
+  const started = new Int32Array(new SharedArrayBuffer(4));
+  const data: PgliteWorkerData = { dataDir, template, started };
   let nextTx = 1;
   let crashed = false;
   // A crash ends the database for this process: pending and later queries reject at once (guardDb
@@ -104,5 +116,6 @@ export async function openPgliteThread(dataDir: string, template: Uint8Array<Arr
       thread.close({ op: 'close' }, { timeoutMs: CLOSE_TIMEOUT_MS, closedError: new Error('PGlite is closed'), onTimeout: () => log.warn('PGlite close timed out; thread stopped') }),
   };
   threadOf.set(db, worker);
+  startedOf.set(db, started);
   return db;
 }

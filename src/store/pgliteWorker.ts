@@ -8,7 +8,7 @@ import { PGLITE_OPTIONS } from './pgliteSettings.js';
 import { toWire, type PgliteReply, type PgliteRequest, type PgliteWorkerData } from './pgliteProtocol.js';
 
 const port = parentPort!;
-const { dataDir, template } = workerData as PgliteWorkerData;
+const { dataDir, template, started } = workerData as PgliteWorkerData;
 const send = (reply: PgliteReply) => port.postMessage(reply);
 const fail = (id: number, err: unknown) => send({ id, error: toWire(err) });
 
@@ -43,6 +43,7 @@ async function query(id: number, sql: string, params: readonly unknown[], txId: 
       if (!t) throw new Error('Transaction is closed');
       target = t.tx;
     }
+    Atomics.add(started, 0, 1);
     const result = await target.query(sql, params as unknown[]);
     send({ id, rows: result.rows });
   } catch (err) {

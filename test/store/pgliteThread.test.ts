@@ -8,8 +8,9 @@ import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/store/db.js';
 import { memoryDatabaseDump, openPglite, startMemoryDatabasesFrom } from '../../src/store/pglite.js';
-import { crashPgliteThreads } from '../../src/store/pgliteThread.js';
+import { crashPgliteThreads, pgliteQueriesStarted } from '../../src/store/pgliteThread.js';
 import { createLogger } from '../../src/lib/log.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const quiet = createLogger(false);
 
@@ -121,8 +122,11 @@ describe('threaded PGlite', () => {
     const err = await caught(
       threaded.transaction(async (tx) => {
         await tx.query('insert into t (id) values (30)');
+        const handed = pgliteQueriesStarted(threaded);
         outside = threaded.query('insert into t (id) values (31)').then(() => order.push('outside'));
-        await new Promise((r) => setTimeout(r, 50));
+        // In PGlite's hands, where it would run now if nothing held it back.
+        await waitFor('the outside query handed to PGlite', () => pgliteQueriesStarted(threaded) > handed);
+        expect(order).toEqual([]);
         await tx.query('insert into t (id) values (32)');
         order.push('tx done');
         throw new Error('roll back');
@@ -164,8 +168,9 @@ describe('threaded PGlite', () => {
   it('a thread stopped mid-query: the query in flight and every later one reject at once, close() returns', async () => {
     const db = await openPglite('memory://', { log: quiet });
     const started = performance.now();
+    const before = pgliteQueriesStarted(db);
     const slow = caught(db.query('select pg_sleep(20)'));
-    await new Promise((r) => setTimeout(r, 200));
+    await waitFor('pg_sleep handed to PGlite', () => pgliteQueriesStarted(db) > before);
     expect(await crashPgliteThreads('terminate', db)).toBe(1);
     expect((await slow).message).toMatch(/^PGlite is closed: its thread exited/);
     expect(performance.now() - started).toBeLessThan(10_000);
@@ -181,16 +186,19 @@ describe('threaded PGlite', () => {
     await db.query('create table c (v int)');
     let inside!: () => void;
     const entered = new Promise<void>((r) => (inside = r));
+    let crashed!: () => void;
+    const afterCrash = new Promise<void>((r) => (crashed = r));
     const tx = caught(
       db.transaction(async (t) => {
         await t.query('insert into c values (1)');
         inside();
-        await new Promise((r) => setTimeout(r, 500));
+        await afterCrash; // the transaction stays open across the crash
         await t.query('insert into c values (2)');
       }),
     );
     await entered;
     expect(await crashPgliteThreads('error', db)).toBe(1);
+    crashed();
     expect((await tx).message).toMatch(/^PGlite is closed: its thread crashed \(.*test hook/);
     expect((await caught(db.query('select 1'))).message).toMatch(/^PGlite is closed: its thread crashed/);
     await db.close();
