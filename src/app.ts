@@ -153,6 +153,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
     const meterSync = startMeterSync(services);
     opened.push(async () => meterSync.stop());
     const mcpSessions = new SessionStore(services, config.mcpSessions);
+    metrics.addGauge('gc_mcp_sessions', 'MCP sessions this instance holds in memory (limit: MCP_MAX_SESSIONS).', () => mcpSessions.size);
     opened.push(() => mcpSessions.closeAll());
     const owner = config.bootstrapOwner ? await bootstrapOwner(db) : null;
     // A2A protocol tasks a previous process left open are resolved before we listen; closed after HTTP drains.

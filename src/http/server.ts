@@ -68,6 +68,7 @@ export function startHttpServer(
   };
 
   const budget = new BodyBudget(options.maxInflightBodyBytes);
+  services.metrics.addGauge('gc_http_request_body_bytes', 'Request-body bytes held in memory across requests (limit: MAX_INFLIGHT_BODY_BYTES).', () => budget.inUse);
   const raw = new Map(Object.entries(options.raw ?? {}));
 
   const serve = (res: RawResponse, req: RawRequest) => {
