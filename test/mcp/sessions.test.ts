@@ -4,6 +4,8 @@ import { createApiKey } from '../../src/domain/identity/apiKeys.js';
 import { createUser } from '../../src/domain/identity/users.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { appMetric } from '../helpers/metrics.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 
@@ -31,6 +33,12 @@ async function initialize(key: string): Promise<{ status: number; id: string | n
   return { status: res.status, id: res.headers.get('mcp-session-id') };
 }
 
+/** Sessions this instance holds, as /metrics reports them (reading it refreshes none). */
+const held = () => appMetric(server.app.services, 'gc_mcp_sessions');
+
+/** The sweep closes every session once idle; none is touched meanwhile. */
+const allIdledOut = () => waitFor('every session to idle out', async () => (await held()) === 0);
+
 async function ping(key: string, id: string): Promise<number> {
   const res = await fetch(`${server.url}/mcp`, {
     method: 'POST',
@@ -51,7 +59,7 @@ describe(`MCP session limits (${DB_KIND})`, () => {
   });
 
   it('the instance holds at most its cap: past it initialize is 503 with Retry-After', async () => {
-    await new Promise((r) => setTimeout(r, 1600)); // earlier sessions idle out
+    await allIdledOut(); // the earlier tests' sessions
     const keys = await Promise.all([keyFor('pro'), keyFor('pro'), keyFor('pro')]);
     const opened = [];
     for (const k of keys) for (let i = 0; i < 2; i++) opened.push(await initialize(k.key));
@@ -67,11 +75,12 @@ describe(`MCP session limits (${DB_KIND})`, () => {
   });
 
   it('an idle session is closed', async () => {
-    await new Promise((r) => setTimeout(r, 1600));
+    await allIdledOut();
     const { key } = await keyFor('pro');
     const { id } = await initialize(key);
     expect(await ping(key, id!)).toBe(200);
-    await new Promise((r) => setTimeout(r, 1600));
+    expect(await held()).toBe(1);
+    await allIdledOut();
     expect(await ping(key, id!)).toBe(404);
   });
 

@@ -3,7 +3,9 @@
 // documents back instead of piling results up.
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appMetric } from '../helpers/metrics.js';
 import { DB_KIND, sampleDocument, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -80,6 +82,8 @@ describe(`batch compress as NDJSON (${DB_KIND})`, () => {
     const doc = sampleDocument();
     const documents = Array.from({ length: 50 }, (_, i) => ({ id: `d${i}`, text: `${doc} Copy ${i}.`, fidelity: 'balanced' }));
     const before = await batchEvents();
+    const streamsEnded = () => appMetric(server.app.services, 'gc_http_requests_total', 'route="/v1/batch-compress"');
+    const endedBefore = await streamsEnded();
     await new Promise<void>((resolve, reject) => {
       const req = httpRequest(`${server.url}/v1/batch-compress`, {
         method: 'POST',
@@ -95,10 +99,13 @@ describe(`batch compress as NDJSON (${DB_KIND})`, () => {
       req.on('error', (err) => ((err as NodeJS.ErrnoException).code === 'ECONNRESET' ? resolve() : reject(err)));
       req.end(JSON.stringify({ documents }));
     });
-    await new Promise((r) => setTimeout(r, 1500));
-    await server.app.services.background.drain();
+    // Stopped: the stream has ended (its request is counted, so no document starts any more) and the
+    // documents it had running are done (the pool is idle); their usage events are then drained.
+    const { pool } = server.app.services;
+    await waitFor('the stream to end and its running documents to finish', async () => (await streamsEnded()) > endedBefore && pool.stats().running === 0 && pool.stats().queue_size === 0);
     const after = await batchEvents();
-    // At most the documents already running (4) and the few started before the disconnect was seen.
+    // At least the document whose line was read; at most those already running (4) and the few started before the disconnect was seen.
+    expect(after - before).toBeGreaterThan(0);
     expect(after - before).toBeLessThan(20);
   });
 });

@@ -8,6 +8,8 @@ import { createUser } from '../../src/domain/identity/users.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { call, connectMcp } from '../helpers/mcp.js';
 import { DB_KIND, startTestServer, type TestServer } from '../helpers/server.js';
+import { appMetric } from '../helpers/metrics.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 let server: TestServer;
 let proKey: string;
@@ -183,14 +185,15 @@ describe(`in-flight body budget (${DB_KIND})`, () => {
     const small = await startTestServer({ maxInflightBodyBytes: 256 * 1024 });
     try {
       // A slow upload holds 200 KiB of the 256 KiB budget (declared 300 KiB, the rest never sent).
+      const bodyBytes = () => appMetric(small.app.services, 'gc_http_request_body_bytes');
       const held = partialPost(small.url, '/v1/compress', { authorization: `Bearer ${small.ownerKey}` }, 300 * 1024, 200 * 1024, 3000);
-      await new Promise((r) => setTimeout(r, 300));
+      await waitFor("the slow upload's 200 KiB held", async () => (await bodyBytes()) >= 200 * 1024);
       const refused = await small.request('POST', '/v1/compress', { body: { text: 'y'.repeat(120 * 1024) } });
       expect(refused.status).toBe(503);
       expect(refused.headers.get('retry-after')).toBe('1');
       expect(refused.json.detail).toMatch(/bodies in flight/);
       await held; // the slow client gives up: its bytes go back to the budget
-      await new Promise((r) => setTimeout(r, 200));
+      await waitFor('the budget free again', async () => (await bodyBytes()) === 0);
       const served = await small.request('POST', '/v1/compress', { body: { text: 'y'.repeat(120 * 1024) } });
       expect(served.status).toBe(200);
     } finally {
