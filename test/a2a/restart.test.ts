@@ -14,6 +14,7 @@ import { runTask } from '../../src/domain/compute.js';
 import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { DB_KIND, freshDatabase, sampleDocument } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 import { a2aClient, asTask, codebase, skillMessage, textMessage } from './helpers.js';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -67,12 +68,12 @@ describe(`A2A tasks across restarts (${DB_KIND})`, () => {
     });
     const second = await a2aClient(`http://127.0.0.1:${app.port}`, key);
     // PGlite belongs to one process: resolved at start. PostgreSQL may be shared: resolved once the dead process's lease lapses.
-    let interrupted = await second.getTask({ id: taskId, tenant: '' });
-    while (interrupted.status?.state !== TaskState.TASK_STATE_FAILED && performance.now() - started < 30_000) {
-      expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(interrupted.status?.state);
-      await new Promise((r) => setTimeout(r, 250));
-      interrupted = await second.getTask({ id: taskId, tenant: '' });
-    }
+    const interrupted = await waitFor('the interrupted task to be failed', async () => {
+      const seen = await second.getTask({ id: taskId, tenant: '' });
+      if (seen.status?.state === TaskState.TASK_STATE_FAILED) return seen;
+      expect([TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING]).toContain(seen.status?.state);
+      return null;
+    }, { timeoutMs: 30_000, everyMs: 250 });
     console.log(`[a2a] interrupted task resolved ${(performance.now() - started).toFixed(0)} ms after the restart began (${DB_KIND})`);
     expect(interrupted.status?.state).toBe(TaskState.TASK_STATE_FAILED);
     expect(statusText(interrupted)).toContain('stopped before it finished');
@@ -84,7 +85,8 @@ describe(`A2A tasks across restarts (${DB_KIND})`, () => {
     const hold = runTask(app.services, 'ping', { holdMs: 1500 }, { owner: 'someone-else' });
     const polling = await a2aClient(`http://127.0.0.1:${app.port}`, key, undefined, true);
     const pending = asTask(await polling.sendMessage(skillMessage('compress_codebase', { files: codebase(8) })));
-    await new Promise((r) => setTimeout(r, 100));
+    // Working (behind the held pool thread) when the shutdown starts.
+    await waitFor('the pending task to be working', async () => (await polling.getTask({ id: pending.id, tenant: '' })).status?.state === TaskState.TASK_STATE_WORKING);
     closed = true;
     await Promise.all([app.close(), hold.catch(() => undefined)]);
     const third = await startApp(loadConfig({}, { host: '127.0.0.1', port: 0, poolThreads: 1, databaseUrl: db.databaseUrl, dataDir }), createLogger(false));

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { request as httpRequest } from 'node:http';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,9 @@ import { createLogger } from '../../src/lib/log.js';
 import { packageRoot } from '../../src/lib/root.js';
 import { spawnUntil, stop } from '../../bench/lib/spawn.js';
 import { call, connectMcp } from '../helpers/mcp.js';
+import { metricValue } from '../helpers/metrics.js';
 import { DB_KIND, freshDatabase, sampleDocument, startTestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const root = packageRoot();
 const cleanup: (() => Promise<void>)[] = [];
@@ -76,17 +79,28 @@ describe(`lifecycle (${DB_KIND})`, () => {
     const port = Number(/"port":(\d+)/.exec(proc.output())![1]);
     const key = proc.match[1]!;
     const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
-    const text = sampleDocument().repeat(20);
-    const inFlight = fetch(`http://127.0.0.1:${port}/v1/compress`, {
+    const payload = Buffer.from(JSON.stringify({ text: sampleDocument().repeat(20), fidelity: 'balanced' }));
+    // Half the body first: the request is in flight once the server holds those bytes (its /metrics says so).
+    const req = httpRequest(`http://127.0.0.1:${port}/v1/compress`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text, fidelity: 'balanced' }),
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(payload.length) },
     });
-    await new Promise((r) => setTimeout(r, 30));
+    const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+    });
+    req.write(payload.subarray(0, payload.length >> 1));
+    await waitFor('the server to hold the first half of the body', async () =>
+      metricValue(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(), 'gc_http_request_body_bytes') > 0,
+    );
     proc.child.kill('SIGTERM');
-    const res = await inFlight;
-    const body = await res.text();
-    expect(res.status, `${body.slice(0, 300)}\n${proc.output().slice(-1500)}`).toBe(200);
+    req.end(payload.subarray(payload.length >> 1));
+    const { status, body } = await inFlight;
+    expect(status, `${body.slice(0, 300)}\n${proc.output().slice(-1500)}`).toBe(200);
     expect(JSON.parse(body).compressed_tokens).toBeGreaterThan(0);
     expect(await exited).toBe(0);
     await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
@@ -216,16 +230,16 @@ describe(`acknowledged writes through kill -9 (${DB_KIND})`, () => {
     const again = await spawnUntil(join(root, 'dist/src/main.js'), env, /"msg":"listening".*"port":(\d+)/);
     cleanup.push(() => stop(again.child));
     const againBase = `http://127.0.0.1:${again.match[1]}`;
-    const deadline = Date.now() + 90_000;
     let statuses: Record<string, string> = {};
-    while (Date.now() < deadline) {
-      const res = await fetch(`${againBase}/v1/projects/${project.project_id}/knowledge/items?limit=100`, { headers });
-      const body = await res.json();
-      statuses = Object.fromEntries((body.items ?? []).map((i: { item_id: string; status: string }) => [i.item_id, i.status]));
-      if (acked.items.every((id) => statuses[id] === 'ready')) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    expect(acked.items.map((id) => statuses[id])).toEqual(acked.items.map(() => 'ready'));
+    await waitFor(
+      () => `every acknowledged item ready: ${JSON.stringify(acked.items.map((id) => statuses[id]))}`,
+      async () => {
+        const body = await (await fetch(`${againBase}/v1/projects/${project.project_id}/knowledge/items?limit=100`, { headers })).json();
+        statuses = Object.fromEntries((body.items ?? []).map((i: { item_id: string; status: string }) => [i.item_id, i.status]));
+        return acked.items.every((id) => statuses[id] === 'ready');
+      },
+      { timeoutMs: 90_000, everyMs: 250 },
+    );
   }, 150_000);
 });
 
@@ -250,7 +264,7 @@ describe(`pool and transport (${DB_KIND})`, () => {
   it('shutdown stops compute still running at the end of the grace period instead of waiting for it', async () => {
     const server = await startTestServer({ poolThreads: 1, shutdownGraceMs: 300 });
     const stuck = runTask(server.app.services, 'ping', { holdMs: 30_000 }, { deadlineMs: 60_000 }).then(() => 'finished', () => 'stopped');
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor('the task running on the pool thread', () => server.app.services.pool.stats().running === 1);
     const started = performance.now();
     await server.close();
     expect(performance.now() - started).toBeLessThan(10_000);

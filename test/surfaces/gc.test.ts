@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, runNode, type Run } from '../helpers/runNode.js';
 import { freshDatabase, startTestServer, type TestServer } from '../helpers/server.js';
+import { waitFor } from '../helpers/waitFor.js';
 
 const GC = join(process.cwd(), 'dist/src/cli/gc.js');
 const DOCS = join(process.cwd(), 'docs');
@@ -202,14 +203,12 @@ describe.skipIf(!TMUX)('gc in a terminal (tmux)', () => {
     try {
       let screen = '';
       const counts = new Set<number>(); // the bar's values seen while it ran
-      const deadline = Date.now() + 60_000;
-      while (Date.now() < deadline) {
+      await waitFor('gc to exit', () => {
         screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
         const bar = /compressing \|[█░]+\| (\d+)\/\d+ files/.exec(screen);
         if (bar) counts.add(Number(bar[1]));
-        if (/EXIT=\d+/.test(screen)) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+        return /EXIT=\d+/.test(screen);
+      }, { timeoutMs: 60_000 });
       expect(screen).toMatch(/EXIT=0/);
       // Live: the bar was seen before the last file was done, not only in its final state.
       expect([...counts].some((n) => n < fileCount), `bar values seen: ${[...counts].join(', ')}`).toBe(true);
@@ -238,18 +237,12 @@ describe.skipIf(!TMUX)('gc in a terminal (tmux)', () => {
     expect(tmux('new-session', '-d', '-s', 'gc', '-x', '120', '-y', '40', `sh ${script}`).status).toBe(0);
     try {
       let screen = '';
-      const deadline = Date.now() + 30_000;
-      while (Date.now() < deadline && !/compressing \|.*\| [1-9]\d*\/300 files/.test(screen)) {
-        screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      const capture = () => (screen = tmux('capture-pane', '-p', '-t', 'gc').stdout);
+      await waitFor(() => `the bar past its first file:\n${screen}`, () => /compressing \|.*\| [1-9]\d*\/300 files/.test(capture()), { timeoutMs: 30_000 });
       expect(screen).toMatch(/compressing \|/);
       expect(tmux('display', '-p', '-t', 'gc', '#{cursor_flag}').stdout.trim()).toBe('0'); // the bar hides the cursor
       tmux('send-keys', '-t', 'gc', 'C-c');
-      while (Date.now() < deadline && !/EXIT=\d+/.test(screen)) {
-        screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await waitFor(() => `gc to exit after Ctrl-C:\n${screen}`, () => /EXIT=\d+/.test(capture()), { timeoutMs: 30_000 });
       expect(screen).toMatch(/EXIT=130/);
       expect(screen).not.toMatch(/^total\s/m);
       expect(tmux('display', '-p', '-t', 'gc', '#{cursor_flag}').stdout.trim()).toBe('1');

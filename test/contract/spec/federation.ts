@@ -6,6 +6,7 @@ import { resultHash } from '../../../src/domain/federation/jws.js';
 import { makePeer, type TestPeer } from '../../federation/helpers.js';
 import { t, type ContractContext, type ContractFile, type Fields } from '../contract.js';
 import { call } from '../../helpers/mcp.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const STATUSES = ['draft', 'pending', 'claimed', 'completed', 'cancelled', 'failed', 'expired', 'reassigned'] as const;
 const TASK: Fields = { task_id: t.uuid, status: t.enum(...STATUSES), assignee_peer_id: t.uuid, contract_jws: t.string };
@@ -44,8 +45,8 @@ async function task(c: ContractContext, state: 'draft' | 'pending' | 'claimed' |
   await c.tool('gc_a2a_task_approve', { task_id: id }, 'project');
   if (state === 'claimed') await c.ok('POST', '/a2a/v1/tasks/claim', { task_id: id, from_peer_id: peerId, proof_jws: await peer.sign({ task_id: id, action: 'claim' }) }, null);
   if (state === 'expired') {
-    await new Promise((r) => setTimeout(r, 1100));
-    await c.tool('gc_a2a_task_inbox', { status: 'expired' }, 'project');
+    // Past its one-second deadline, the inbox (which expires due tasks) lists it as expired.
+    await waitFor(`task ${id} to expire`, async () => ((await c.tool('gc_a2a_task_inbox', { status: 'expired' }, 'project')).tasks as { task_id: string }[]).some((x) => x.task_id === id));
   }
   return id;
 }

@@ -4,6 +4,7 @@
 // list_datasets, list_prompt_templates, render_prompt_template, run_experiment, update_prompt_template.
 // The spec names no response fields for these; the checked names are issue 21's and docs/prompt-templates.md's.
 import { t, type ContractFile } from '../contract.js';
+import { waitFor } from '../../helpers/waitFor.js';
 
 const NO_FIELDS = 'The spec lists the tool without response fields; the checked names are the ones issue 21 and docs/prompt-templates.md use.';
 const LABEL = t.enum('production', 'staging', 'canary');
@@ -15,12 +16,10 @@ const SUPPORT = [
 ].join('\n\n');
 
 async function waitFinished(c: Parameters<NonNullable<ContractFile['setup']>>[0], runId: string) {
-  for (let i = 0; i < 600; i++) {
+  return waitFor(`experiment run ${runId} to finish`, async () => {
     const r = await c.tool('get_experiment_run', { run_id: runId, include_cells: false });
-    if (r.status === 'succeeded' || r.status === 'failed') return r;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`experiment run ${runId} did not finish`);
+    return (r.status === 'succeeded' || r.status === 'failed') && r;
+  }, { timeoutMs: 60_000 });
 }
 
 export default {
