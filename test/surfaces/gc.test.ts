@@ -203,12 +203,12 @@ describe.skipIf(!TMUX)('gc in a terminal (tmux)', () => {
     try {
       let screen = '';
       const counts = new Set<number>(); // the bar's values seen while it ran
-      await waitFor('gc to exit', () => {
+      await waitFor(() => `gc to exit:\n${screen}`, () => {
         screen = tmux('capture-pane', '-p', '-t', 'gc').stdout;
         const bar = /compressing \|[█░]+\| (\d+)\/\d+ files/.exec(screen);
         if (bar) counts.add(Number(bar[1]));
         return /EXIT=\d+/.test(screen);
-      }, { timeoutMs: 60_000 });
+      }, { timeoutMs: 60_000, everyMs: 50 });
       expect(screen).toMatch(/EXIT=0/);
       // Live: the bar was seen before the last file was done, not only in its final state.
       expect([...counts].some((n) => n < fileCount), `bar values seen: ${[...counts].join(', ')}`).toBe(true);
