@@ -173,6 +173,7 @@ export async function startApp(config: Config, log: Logger = createLogger(), opt
       await http.close(config.shutdownGraceMs);
     });
     dataDirLock?.setPort(http.port);
+    metrics.addGauge('gc_http_request_body_bytes', 'Request-body bytes held in memory across requests (limit: MAX_INFLIGHT_BODY_BYTES).', () => http.bodyBytesInUse());
     metrics.setInfo('gc_http_engine_info', 'The HTTP engine serving this process, the Node.js version and why that engine was chosen.', {
       engine: http.engine.engine,
       package: http.engine.package ?? '',

@@ -24,6 +24,8 @@ export interface HttpServer {
   readonly port: number;
   /** The engine serving HTTP and why it was chosen. */
   readonly engine: EngineInfo;
+  /** Request-body bytes held in memory now, across requests (the gc_http_request_body_bytes gauge). */
+  bodyBytesInUse(): number;
   /** Stops accepting and resolves once in-flight requests have answered (or the grace time ends). */
   close(graceMs: number): Promise<void>;
 }
@@ -68,7 +70,6 @@ export function startHttpServer(
   };
 
   const budget = new BodyBudget(options.maxInflightBodyBytes);
-  services.metrics.addGauge('gc_http_request_body_bytes', 'Request-body bytes held in memory across requests (limit: MAX_INFLIGHT_BODY_BYTES).', () => budget.inUse);
   const raw = new Map(Object.entries(options.raw ?? {}));
 
   const serve = (res: RawResponse, req: RawRequest) => {
@@ -258,6 +259,7 @@ export function startHttpServer(
   return engine.listen(options.host, options.port, serve).then((listener) => ({
     port: listener.port,
     engine: engine.info,
+    bodyBytesInUse: () => budget.inUse,
     async close(graceMs) {
       draining = true;
       listener.stopAccepting();
