@@ -1,15 +1,15 @@
 import { configDefaults, defineConfig } from 'vitest/config';
-import { databaseFreeTests } from './test/helpers/databaseScope.js';
+import { pathIndependentTests } from './test/helpers/databaseScope.js';
 
-// TEST_SCOPE=database: only the files that reach a database (CI's second run, on PostgreSQL; the first,
-// on PGlite, runs everything). Unset: every file.
+// TEST_SCOPE=database: only the files whose run depends on the database path (CI's second run, on PostgreSQL;
+// the first, on PGlite, runs everything). Unset: every file.
 const scope = process.env.TEST_SCOPE || undefined;
 if (scope !== undefined && scope !== 'database') throw new Error(`TEST_SCOPE must be unset or "database", not "${scope}"`);
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: [...configDefaults.exclude, ...(scope === 'database' ? databaseFreeTests(import.meta.dirname) : [])],
+    exclude: [...configDefaults.exclude, ...(scope === 'database' ? pathIndependentTests(import.meta.dirname) : [])],
     // A migrated database made once per run; every test server starts from a copy of it.
     globalSetup: ['test/helpers/globalSetup.ts'],
     testTimeout: 30_000,
