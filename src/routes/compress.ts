@@ -221,7 +221,12 @@ export const compressRoutes = [
       };
       const one = async (doc: BatchDocument, index: number) => {
         const docCall = call.child('batch');
-        const outcome = await compressText(docCall, requestOf(doc, index)).then((response) => ({ response }), (error: unknown) => ({ error }));
+        let outcome: GroupOutcome;
+        try {
+          outcome = { response: await compressText(docCall, requestOf(doc, index)) };
+        } catch (error) {
+          outcome = { error };
+        }
         return settle(docCall, doc, index, outcome);
       };
       if (wantsNdjson(headers.accept)) {
