@@ -3,7 +3,7 @@ import { CACHE_TTL_MS, cacheKey } from '../../cache/semanticCache.js';
 import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import type { DetectResult } from '../../../workers/detect/index.js';
 import type { Call } from '../call.js';
-import type { TaskOutput } from '../../pool/pool.js';
+import type { TaskOutput } from '../ports/compute.js';
 import { itemError } from '../compute.js';
 import { detectIssues, DETECTION_PLANS } from './detection.js';
 import { rememberMarkers } from './markerStore.js';
