@@ -19,6 +19,7 @@ import type { skillTasks } from './skills/tasks.js';
 import type { webTasks } from './web/tasks.js';
 import { countTokens, tokenizerFor } from './shared/tokens.js';
 import { useTokenTables } from './shared/tokenTables.js';
+import { taskFailure, type TaskFailure } from './shared/taskFailure.js';
 
 // On a machine with as many busy compute threads as cores, the event loop would wait for the scheduler
 // (health checks and small requests queued behind long compressions); a higher nice value for the
@@ -41,7 +42,7 @@ type TaskFn = (input: never) => unknown;
  * test/core/task-groups.test.ts checks these names against the modules.
  */
 export const TASK_GROUPS: Record<string, { tasks: readonly string[]; load: () => Promise<Record<string, TaskFn>> }> = {
-  text: { tasks: ['compress', 'recommend', 'explainCompression'], load: async () => (await import('./text/tasks.js')).textTasks },
+  text: { tasks: ['compress', 'compressEach', 'recommend', 'explainCompression'], load: async () => (await import('./text/tasks.js')).textTasks },
   code: { tasks: ['compressCode', 'analyzeFiles', 'structural'], load: async () => (await import('./code/tasks.js')).codeTasks },
   codeIntel: { tasks: ['codeIntelAnalyse'], load: async () => (await import('./codeIntel/tasks.js')).codeIntelTasks },
   detect: { tasks: ['detectIssues'], load: async () => (await import('./detect/tasks.js')).detectTasks },
@@ -123,7 +124,7 @@ export interface TaskEnvelope {
   input: unknown;
 }
 
-export type TaskOutcome = { ok: true; value: unknown } | { ok: false; error: { name: string; message: string; code?: string } };
+export type TaskOutcome = { ok: true; value: unknown } | { ok: false; error: TaskFailure };
 
 /**
  * Piscina entry. Errors travel as data: structured cloning keeps only standard error names,
@@ -135,7 +136,6 @@ export default async function run({ name, input }: TaskEnvelope): Promise<TaskOu
     if (!task) return { ok: false, error: { name: 'UnknownTask', message: `unknown task '${name}'` } };
     return { ok: true, value: await task(input as never) };
   } catch (err) {
-    const e = err as Error & { code?: string };
-    return { ok: false, error: { name: e?.name ?? 'Error', message: e?.message ?? String(err), code: e?.code } };
+    return { ok: false, error: taskFailure(err) };
   }
 }

@@ -16,6 +16,12 @@ function inputError(err: TaskError, field: string): DomainError | null {
   return null;
 }
 
+/** An item's failure from a task that reports one outcome per item (compressEach), as runTask would throw it. */
+export function itemError(failure: { name: string; message: string; code?: string }, field: string): Error {
+  const err = new TaskError(failure.name, failure.message, failure.code);
+  return inputError(err, field) ?? err;
+}
+
 /**
  * The one door to the compute pool: nothing outside src/domain calls the pool. Pool saturation,
  * deadlines and worker-side input errors come back as DomainErrors (unavailable, timeout, validation).

@@ -4,6 +4,7 @@ import type { TaskOutcome } from '../../workers/index.js';
 import type { ComputePool as ComputePoolPort, PoolStats, RunOptions, TaskInput, TaskName, TaskOutput } from '../domain/ports/compute.js';
 import { packageRoot } from '../lib/root.js';
 import { FairQueue } from './fairQueue.js';
+import { TaskStop } from './taskStop.js';
 import { sharedTokenTables } from '../../workers/shared/tokenTables.js';
 
 export type { RunOptions, TaskInput, TaskName, TaskOutput };
@@ -154,7 +155,7 @@ export class ComputePool implements ComputePoolPort {
     // again (hundreds of ms of CPU). A caller that goes away (a client disconnect, an MCP cancel) so
     // lets the task run ABANDON_GRACE_MS more and drops its result; only a task still running then,
     // or one past its deadline, costs its thread.
-    const stop = new AbortController();
+    const stop = new TaskStop();
     let timedOut = false;
     const deadline = setTimeout(() => {
       timedOut = true;
@@ -167,7 +168,7 @@ export class ComputePool implements ComputePoolPort {
     caller?.addEventListener('abort', onCallerAbort, { once: true });
     let outcome: TaskOutcome;
     try {
-      outcome = await this.piscina.run({ name, input }, { signal: stop.signal });
+      outcome = await this.piscina.run({ name, input }, { signal: stop });
     } catch (err) {
       if (timedOut && !caller?.aborted) throw new TaskTimeoutError(`${name} ran past its deadline of ${deadlineMs} ms`);
       throw caller?.aborted ? caller.reason : err;

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { isFidelity, FIDELITIES } from '../../workers/shared/fidelity.js';
 import { compressResponse } from '../domain/compression/response.js';
-import { compressText, compressTextCached } from '../domain/compression/text.js';
+import { compressText, compressTextCached, compressTextGroup, type CompressRequest, type GroupOutcome } from '../domain/compression/text.js';
+import type { Call } from '../domain/call.js';
+import { quotaUncounted } from '../domain/metering/quota.js';
 import { recommendFidelity } from '../domain/compression/tokens.js';
 import { asDomainError, invalid, invalidInput } from '../domain/errors.js';
 import { savingsPercent } from '../../workers/shared/stats.js';
@@ -40,6 +42,46 @@ const BatchBody = z.object({
 
 type BatchDocument = z.infer<typeof BatchBody>['documents'][number];
 type BatchResult = { index: number; error: string | null; original_tokens?: number; compressed_tokens?: number };
+
+/** Documents up to this many characters share a pool task, GROUP_SIZE at a time (the hand-off costs about what a small document's compression does). */
+const GROUP_MAX_CHARS = 4_000;
+const GROUP_SIZE = 8;
+
+interface BatchUnitItem {
+  doc: BatchDocument;
+  index: number;
+  /** Set for grouped documents (checked already); a document alone is checked when it runs. */
+  request?: CompressRequest;
+}
+
+/**
+ * The batch as units of work in document order: small valid documents in groups of GROUP_SIZE (when
+ * `grouping`: only a key whose quota is not counted, as each document's quota is checked before its
+ * group runs), every other document alone, as before.
+ */
+function batchUnits(documents: readonly BatchDocument[], requestOf: (doc: BatchDocument, index: number) => CompressRequest, grouping: boolean): BatchUnitItem[][] {
+  const units: BatchUnitItem[][] = [];
+  let group: BatchUnitItem[] = [];
+  documents.forEach((doc, index) => {
+    let request: CompressRequest | null = null;
+    try {
+      if (grouping && doc.text.length <= GROUP_MAX_CHARS) request = requestOf(doc, index);
+    } catch {
+      request = null; // its own unit reports the error
+    }
+    if (!request) {
+      units.push([{ doc, index }]);
+      return;
+    }
+    group.push({ doc, index, request });
+    if (group.length === GROUP_SIZE) {
+      units.push(group);
+      group = [];
+    }
+  });
+  if (group.length) units.push(group);
+  return units;
+}
 
 const NDJSON = 'application/x-ndjson';
 const wantsNdjson = (accept: string | undefined) => (accept ?? '').split(',').some((t) => t.trim().split(';')[0]!.toLowerCase() === NDJSON);
@@ -159,29 +201,45 @@ export const compressRoutes = [
     async handler({ body, call, services, headers }) {
       // Each document is a call of its own (method batch, one usage event with its status); the
       // batch answers 200 with per-document errors, except when the quota runs out.
+      const requestOf = (doc: BatchDocument, index: number): CompressRequest => {
+        const level = doc.fidelity ?? body.fidelity ?? 'balanced';
+        if (!isFidelity(level)) throw invalid(`Invalid fidelity '${level}'. Valid values: ${FIDELITIES.join(', ')}`);
+        if (doc.text.length === 0) throw invalidInput('text must not be empty', [{ loc: ['documents', index, 'text'], msg: 'text must not be empty', type: 'value_error.too_small' }]);
+        return { text: doc.text, fidelity: level, query: doc.query, model: doc.model };
+      };
+      const settle = async (docCall: Call, doc: BatchDocument, index: number, outcome: GroupOutcome): Promise<BatchResult & Record<string, unknown>> => {
+        if ('response' in outcome) {
+          await docCall.finish('success');
+          return { index, id: doc.id ?? null, ...outcome.response, error: null };
+        }
+        const err = outcome.error;
+        await docCall.finishWith(err).catch(() => undefined);
+        const known = asDomainError(err);
+        if (known?.kind === 'quota_exceeded') throw err;
+        if (!known) services.log.error('batch document failed', { index, error: String(err) });
+        return { index, id: doc.id ?? null, error: known ? known.detail : 'compression failed' };
+      };
       const one = async (doc: BatchDocument, index: number) => {
         const docCall = call.child('batch');
-        const level = doc.fidelity ?? body.fidelity ?? 'balanced';
+        let outcome: GroupOutcome;
         try {
-          if (!isFidelity(level)) throw invalid(`Invalid fidelity '${level}'. Valid values: ${FIDELITIES.join(', ')}`);
-          if (doc.text.length === 0) throw invalidInput('text must not be empty', [{ loc: ['documents', index, 'text'], msg: 'text must not be empty', type: 'value_error.too_small' }]);
-          const response = await compressText(docCall, { text: doc.text, fidelity: level, query: doc.query, model: doc.model });
-          await docCall.finish('success');
-          return { index, id: doc.id ?? null, ...response, error: null };
-        } catch (err) {
-          await docCall.finishWith(err).catch(() => undefined);
-          const known = asDomainError(err);
-          if (known?.kind === 'quota_exceeded') throw err;
-          if (!known) services.log.error('batch document failed', { index, error: String(err) });
-          return { index, id: doc.id ?? null, error: known ? known.detail : 'compression failed' };
+          outcome = { response: await compressText(docCall, requestOf(doc, index)) };
+        } catch (error) {
+          outcome = { error };
         }
+        return settle(docCall, doc, index, outcome);
       };
       if (wantsNdjson(headers.accept)) {
         await call.requireQuota(); // an exhausted quota is still a status code, before the stream starts
         return { contentType: NDJSON, stream: batchLines(body.documents, one) };
       }
-      const results = await mapLimit(body.documents, BATCH_CONCURRENCY, one);
-      return { body: { results, summary: batchSummary(results) } };
+      const results = await mapLimit(batchUnits(body.documents, requestOf, quotaUncounted(call.principal)), BATCH_CONCURRENCY, async (unit) => {
+        if (unit.length === 1) return [await one(unit[0]!.doc, unit[0]!.index)];
+        const calls = unit.map(() => call.child('batch'));
+        const outcomes = await compressTextGroup(call, calls, unit.map((u) => u.request!));
+        return Promise.all(unit.map((u, k) => settle(calls[k]!, u.doc, u.index, outcomes[k]!)));
+      });
+      return { body: { results: results.flat().sort((a, b) => a.index - b.index), summary: batchSummary(results.flat()) } };
     },
   }),
   defineRoute({

@@ -105,6 +105,52 @@ describe(`batch compress (${DB_KIND})`, () => {
     expect(res.json.detail[0].loc).toEqual(['body', 'documents']);
   });
 
+  it('documents that share a pool task each get what /v1/compress gives them alone, and a usage event each', async () => {
+    const user = await createUser(server.app.services.db, { plan: 'free' });
+    const { key, row } = await createApiKey(server.app.services.db, { userId: user.id, plan: 'free' });
+    const fidelities = ['balanced', 'abstract', 'outline', 'raw'] as const;
+    // 11 small documents: one group of 8 and one of 3, with a failing document between them (its own unit).
+    const documents: { id: string; text: string; fidelity?: string }[] = Array.from({ length: 11 }, (_, i) => ({
+      id: `g${i}`,
+      text: `Document ${i} explains the deployment. It lists ${i + 2} steps in order. The last step restarts the service and checks its health.`,
+      fidelity: fidelities[i % fidelities.length],
+    }));
+    documents.splice(5, 0, { id: 'bad', text: 'Not compressed.', fidelity: 'nope' });
+    const res = await server.request('POST', '/v1/batch-compress', { key, body: { documents } });
+    expect(res.status).toBe(200);
+    const results = res.json.results as any[];
+    expect(results.map((r) => r.id)).toEqual(documents.map((d) => d.id));
+    expect(results.map((r) => r.index)).toEqual(documents.map((_, i) => i));
+    expect(results[5].error).toContain("'nope'");
+    for (const [i, doc] of documents.entries()) {
+      if (doc.id === 'bad') continue;
+      const alone = await server.request('POST', '/v1/compress', { key, body: { text: doc.text, fidelity: doc.fidelity } });
+      const { index, id, error, original_id: kept, ...response } = results[i];
+      const { original_id: keptAlone, ...responseAlone } = alone.json;
+      expect({ index, id, error }).toEqual({ index: i, id: doc.id, error: null });
+      expect(response).toEqual(responseAlone);
+      expect(kept === null).toBe(keptAlone === null); // a preserved original gets a new id each time
+    }
+    await server.app.services.background.drain();
+    const [events] = await server.app.services.db.query<{ ok: number; failed: number }>(
+      `select count(*) filter (where status = 'success')::int as ok, count(*) filter (where status <> 'success')::int as failed
+         from usage_events where key_id = $1 and method = 'batch'`,
+      [row.key_id],
+    );
+    expect(events).toEqual({ ok: 11, failed: 1 });
+  });
+
+  it('a key with an enforced quota still has each document checked as it starts: the batch stops at the quota', async () => {
+    const user = await createUser(server.app.services.db, { plan: 'free' });
+    const { key } = await createApiKey(server.app.services.db, { userId: user.id, plan: 'free', monthlyQuota: 1, enforceQuota: true });
+    // Four documents start at once (under a count of 0); the fifth starts after one has finished and
+    // counted. Grouped, all six would have been admitted before any ran.
+    const documents = Array.from({ length: 6 }, (_, i) => ({ text: `Quota document ${i}. It has two sentences.` }));
+    const res = await server.request('POST', '/v1/batch-compress', { key, body: { documents } });
+    expect(res.status).toBe(429);
+    expect(res.json.detail).toMatch(/quota/i);
+  });
+
   it('records batch usage events', async () => {
     await server.app.services.background.drain();
     const [row] = await server.app.services.db.query<{ n: number }>("select count(*)::int as n from usage_events where method = 'batch'");

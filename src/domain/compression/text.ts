@@ -3,6 +3,8 @@ import { CACHE_TTL_MS, cacheKey } from '../../cache/semanticCache.js';
 import type { Fidelity } from '../../../workers/shared/fidelity.js';
 import type { DetectResult } from '../../../workers/detect/index.js';
 import type { Call } from '../call.js';
+import type { TaskOutput } from '../ports/compute.js';
+import { itemError } from '../compute.js';
 import { detectIssues, DETECTION_PLANS } from './detection.js';
 import { rememberMarkers } from './markerStore.js';
 import { preserveOriginal, PRESERVE_ABOVE_SAVINGS } from './originals.js';
@@ -42,15 +44,25 @@ export interface CompressResponse {
  * and the call's usage figures.
  */
 export async function compressText(call: Call, request: CompressRequest): Promise<CompressResponse> {
-  const { services, principal } = call;
-  if (request.include_quality) requirePlan(principal.plan, DETECTION_PLANS);
-  await call.requireQuota();
+  await admitCompression(call, request);
   const started = performance.now();
-  const result = await call.compute(
-    'compress',
-    { text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null, markerIds: true },
-    { field: 'text' },
-  );
+  const result = await call.compute('compress', engineInput(request), { field: 'text' });
+  return completeCompression(call, request, result, performance.now() - started);
+}
+
+/** What a compression checks before it runs: the plan (for include_quality) and the quota. */
+async function admitCompression(call: Call, request: CompressRequest): Promise<void> {
+  if (request.include_quality) requirePlan(call.principal.plan, DETECTION_PLANS);
+  await call.requireQuota();
+}
+
+const engineInput = (request: CompressRequest) =>
+  ({ text: request.text, fidelity: request.fidelity, query: request.query ?? null, model: request.model ?? null, markerIds: true });
+
+/** After the engine: markers, the preserved original above 80% savings, metrics, quality, usage figures, the response. */
+async function completeCompression(call: Call, request: CompressRequest, result: TaskOutput<'compress'>, computeMs: number): Promise<CompressResponse> {
+  const { services, principal } = call;
+  const started = performance.now() - computeMs;
   rememberMarkers(services, principal.userId, request.text, result.markers);
   const originalId =
     result.savings_percent > PRESERVE_ABOVE_SAVINGS
@@ -145,6 +157,38 @@ export async function compressTextCached(call: Call, request: CompressRequest): 
   const body = Buffer.from(JSON.stringify(response));
   if (key && ttl) await services.cache.set(key, { body, originalTokens: response.original_tokens, compressedTokens: response.compressed_tokens }, ttl);
   return { body, cache: key ? 'miss' : 'bypass' };
+}
+
+/** One document's outcome in a group: its response, or the error compressText would have thrown. */
+export type GroupOutcome = { response: CompressResponse } | { error: unknown };
+
+/**
+ * compressText for several documents, each its own call (quota, markers, original, usage figures),
+ * with their engine work in one pool task run by `parent` (its cancellation and fair share): the pool's
+ * hand-off is paid once per group, not per document. Each call's quota is checked before the group
+ * runs, so a key whose quota is counted would see none of the group's own calls in its count: callers
+ * group only keys without one (quotaUncounted).
+ */
+export async function compressTextGroup(parent: Call, calls: readonly Call[], requests: readonly CompressRequest[]): Promise<GroupOutcome[]> {
+  const outcomes: GroupOutcome[] = new Array(requests.length);
+  const admitted: number[] = [];
+  await Promise.all(requests.map((r, i) => admitCompression(calls[i]!, r).then(() => void admitted.push(i), (error: unknown) => void (outcomes[i] = { error }))));
+  admitted.sort((a, b) => a - b);
+  if (admitted.length) {
+    const started = performance.now();
+    const results = await parent.compute('compressEach', { items: admitted.map((i) => engineInput(requests[i]!)) }, { field: 'text' });
+    const share = (performance.now() - started) / admitted.length;
+    await Promise.all(admitted.map(async (i, k) => {
+      const r = results[k]!;
+      try {
+        if (!r.ok) throw itemError(r.error, 'text');
+        outcomes[i] = { response: await completeCompression(calls[i]!, requests[i]!, r.value, share) };
+      } catch (error) {
+        outcomes[i] = { error };
+      }
+    }));
+  }
+  return outcomes;
 }
 
 /** Several independent compressions in one pool task (no quota or usage of their own: the caller's use case owns those). */

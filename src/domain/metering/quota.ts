@@ -76,14 +76,18 @@ export async function quotaStatus(db: Queryable, keyId: string, now = new Date()
   return { keyId, quota: key.monthly_quota, used, enforced: key.enforce_quota, alertState, periodStart: period.start, periodEnd: period.end };
 }
 
+/** No quota to count: an identity-provider session, or an uncapped key (as of authentication, at most AUTH_CACHE_MS old). */
+export function quotaUncounted(principal: Principal): boolean {
+  return !principal.keyId || principal.monthlyQuota === null;
+}
+
 /**
  * Call before a compression runs. Refuses with 429 (Retry-After = seconds until the next period)
  * when the key's quota is enforced and already used up; otherwise only updates the alert state.
  * Identity-provider sessions have no key and no key quota.
  */
 export async function enforceQuota(services: Services, principal: Principal): Promise<void> {
-  // An uncapped key (as of authentication, at most AUTH_CACHE_MS old) needs no count.
-  if (!principal.keyId || principal.monthlyQuota === null) return;
+  if (quotaUncounted(principal) || !principal.keyId) return;
   const status = await quotaStatus(services.db, principal.keyId);
   if (!status || status.quota === null || !status.enforced || status.used < status.quota) return;
   const retryAfter = Math.max(1, Math.ceil((status.periodEnd.getTime() - Date.now()) / 1000));
