@@ -43,6 +43,7 @@ if [[ ! -x "$jail/usr/bin/apt" ]] || ! grep -q '^13' "$jail/etc/debian_version" 
     rm -rf --one-file-system "$jail"
   fi
   started=$SECONDS
+  mkdir -p "$root/.cache" # absent when NODE24_BIN named a binary and scripts/ci/node.sh made no cache
   echo "== debootstrap --variant=minbase trixie from $(mirror)"
   debootstrap --variant=minbase trixie "$partial" "$(mirror)" >"$root/.cache/debootstrap.log" 2>&1 ||
     { tail -20 "$root/.cache/debootstrap.log" >&2; echo "debian13-smoke: debootstrap failed (log: .cache/debootstrap.log)" >&2; exit 1; }
